@@ -1,0 +1,70 @@
+// Command vlfs is the one binary of the project: it formats, mounts, checks
+// and benchmarks vlfs images. Each subcommand lives in its own file.
+//
+// Exit codes: 0 success, 1 errors corrected (fsck), 2 usage error,
+// 4 errors left uncorrected (fsck), 8 operational error.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Exit codes shared by every subcommand (fsck follows e2fsck).
+const (
+	exitOK        = 0
+	exitCorrected = 1
+	exitUsage     = 2
+	exitUncorrect = 4
+	exitFailure   = 8
+)
+
+// command is one subcommand: run gets the arguments after its name and
+// returns the process exit code.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands lists every subcommand. It is built once and never modified.
+func commands() map[string]command {
+	return map[string]command{
+		"bench": {"run a benchmark or paper experiment (vlfs bench help)", runBench},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout, cmds)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "vlfs: unknown command %q (try vlfs help)\n", args[0])
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "usage: vlfs COMMAND [options]")
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+}

@@ -1,0 +1,8 @@
+module github.com/vlfs/vlfs
+
+go 1.26.8
+
+require (
+	bazil.org/fuse v0.0.0-20230120002735-62a210ff1fd5
+	golang.org/x/sys v0.4.0
+)

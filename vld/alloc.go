@@ -1,0 +1,161 @@
+package vld
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// allocator tracks free space per block, per track and per cylinder, and
+// chooses where the next write goes (alloc_search.go). It is not safe for
+// concurrent use; the Volume guards it with mu.
+type allocator struct {
+	l         *disk.Layout
+	used      []uint64 // one bit per block, 1 = in use
+	trackFree []int32
+	trackCap  []int32
+	cylFree   []int64
+	cylEmpty  []int32 // empty tracks per cylinder
+	free      int64
+	empty     int // empty tracks on the disk
+	// threshold is the fill fraction for empty tracks (<= 0: greedy only).
+	threshold float64
+	active    int // track being filled in threshold mode, or -1
+	// sweep is the cylinder the last write went to; searches run forward
+	// from the head, wrapping, never backwards (section 4.2).
+	decisions int64
+}
+
+func newAllocator(l *disk.Layout, threshold float64) *allocator {
+	nb := l.NumBlocks()
+	nt := l.NumTracks()
+	a := &allocator{
+		l:         l,
+		used:      make([]uint64, (nb+63)/64),
+		trackFree: make([]int32, nt),
+		trackCap:  make([]int32, nt),
+		cylFree:   make([]int64, l.NumCylinders()),
+		cylEmpty:  make([]int32, l.NumCylinders()),
+		threshold: threshold,
+		active:    -1,
+		free:      nb,
+	}
+	for t := 0; t < nt; t++ {
+		n := int32(l.TrackBlocks(t))
+		a.trackFree[t], a.trackCap[t] = n, n
+		c, _ := l.CylSurf(t)
+		a.cylFree[c] += int64(n)
+		if n > 0 {
+			a.cylEmpty[c]++
+			a.empty++
+		}
+	}
+	return a
+}
+
+func (a *allocator) isUsed(b int64) bool { return a.used[b>>6]&(1<<(uint(b)&63)) != 0 }
+
+// markUsed takes block b out of free space. It reports false if b was
+// already in use.
+func (a *allocator) markUsed(b int64) bool {
+	if a.isUsed(b) {
+		return false
+	}
+	a.used[b>>6] |= 1 << (uint(b) & 63)
+	t := a.l.TrackOf(b)
+	c, _ := a.l.CylSurf(t)
+	if a.trackFree[t] == a.trackCap[t] {
+		a.empty--
+		a.cylEmpty[c]--
+	}
+	a.trackFree[t]--
+	a.cylFree[c]--
+	a.free--
+	return true
+}
+
+// markFree returns block b to free space. It reports false if b was free.
+func (a *allocator) markFree(b int64) bool {
+	if !a.isUsed(b) {
+		return false
+	}
+	a.used[b>>6] &^= 1 << (uint(b) & 63)
+	t := a.l.TrackOf(b)
+	c, _ := a.l.CylSurf(t)
+	a.trackFree[t]++
+	a.cylFree[c]++
+	a.free++
+	if a.trackFree[t] == a.trackCap[t] {
+		a.empty++
+		a.cylEmpty[c]++
+		if a.active == t {
+			a.active = -1
+		}
+	}
+	return true
+}
+
+// freeRun reports whether blocks [b, b+n) are all free.
+func (a *allocator) freeRun(b int64, n int) bool {
+	for i := int64(0); i < int64(n); i++ {
+		if a.isUsed(b + i) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextFree returns the first free block in [from, to), or -1. It skips
+// whole used words, which keeps scans of nearly full tracks cheap.
+func (a *allocator) nextFree(from, to int64) int64 {
+	for b := from; b < to; {
+		w := ^a.used[b>>6] >> (uint(b) & 63)
+		if w == 0 {
+			b = (b | 63) + 1
+			continue
+		}
+		b += int64(bits.TrailingZeros64(w))
+		if b < to {
+			return b
+		}
+		return -1
+	}
+	return -1
+}
+
+// check recomputes the counters from the bitmap.
+func (a *allocator) check() error {
+	var free int64
+	empty := 0
+	cylFree := make([]int64, len(a.cylFree))
+	cylEmpty := make([]int32, len(a.cylEmpty))
+	for t := range a.trackFree {
+		start := a.l.TrackStart(t)
+		var f int32
+		for b := start; b < start+int64(a.trackCap[t]); b++ {
+			if !a.isUsed(b) {
+				f++
+			}
+		}
+		if f != a.trackFree[t] {
+			return fmt.Errorf("track %d: %d free blocks counted, %d recorded: %w", t, f, a.trackFree[t], ErrCorrupt)
+		}
+		c, _ := a.l.CylSurf(t)
+		cylFree[c] += int64(f)
+		free += int64(f)
+		if f == a.trackCap[t] && f > 0 {
+			empty++
+			cylEmpty[c]++
+		}
+	}
+	if free != a.free || empty != a.empty {
+		return fmt.Errorf("allocator: free %d/%d, empty tracks %d/%d (counted/recorded): %w", free, a.free, empty, a.empty, ErrCorrupt)
+	}
+	for c := range cylFree {
+		if cylFree[c] != a.cylFree[c] || cylEmpty[c] != a.cylEmpty[c] {
+			return fmt.Errorf("cylinder %d: free %d/%d, empty %d/%d: %w", c, cylFree[c], a.cylFree[c], cylEmpty[c], a.cylEmpty[c], ErrCorrupt)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package vld
+
+import (
+	"math"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// window restricts a search to tracks [start, start+n) modulo the number of
+// tracks. The zero window (n == 0) means no restriction.
+type window struct{ start, n int }
+
+func (w window) contains(t, ntracks int) bool {
+	if w.n == 0 || w.n >= ntracks {
+		return true
+	}
+	return (t-w.start+ntracks)%ntracks < w.n
+}
+
+// choice is a candidate placement: first block and its estimated
+// positioning time (seek/switch plus rotational wait), in simulated ms.
+type choice struct {
+	block int64
+	cost  float64
+}
+
+var noChoice = choice{block: -1, cost: math.Inf(1)}
+
+// choose picks where a run of n blocks should start when positioning begins
+// at startMs with the head at h: the free run reachable soonest. It searches
+// the head's cylinder, then cylinders further on in one direction, stopping
+// as soon as the seek alone costs more than the best found; it wraps to the
+// first cylinder only if nothing lies ahead (section 4.2 of the paper).
+// While empty tracks exist and a fill threshold is set, only the active
+// track (until it reaches the threshold) and empty tracks qualify.
+func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice {
+	a.decisions++
+	if a.threshold > 0 && a.empty > 0 {
+		if c := a.search(h, startMs, n, w, true); c.block >= 0 {
+			return c
+		}
+	}
+	return a.search(h, startMs, n, w, false)
+}
+
+func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill bool) choice {
+	ncyl := a.l.NumCylinders()
+	best := noChoice
+	for c := h.Cyl; c < ncyl; c++ {
+		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
+			return best
+		}
+		best = a.bestInCylinder(c, h, startMs, n, w, fill, best)
+	}
+	if best.block >= 0 {
+		return best
+	}
+	// Nothing ahead: the sweep starts again at the first cylinder.
+	for c := 0; c < h.Cyl && c < ncyl; c++ {
+		if best = a.bestInCylinder(c, h, startMs, n, w, fill, best); best.block >= 0 {
+			return best
+		}
+	}
+	return best
+}
+
+// seekBound is a lower bound of the positioning time to a cylinder d away.
+func (a *allocator) seekBound(d int) float64 {
+	m := a.l.Model()
+	return m.SeekMs(d)
+}
+
+func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w window, fill bool, best choice) choice {
+	if fill {
+		if a.cylEmpty[c] == 0 && (a.active < 0 || a.activeCyl() != c) {
+			return best
+		}
+	} else if a.cylFree[c] < int64(n) {
+		return best
+	}
+	m := a.l.Model()
+	nt := a.l.NumTracks()
+	for s := 0; s < m.Surfaces; s++ {
+		t := a.l.TrackOfCylSurf(c, s)
+		if t < 0 || t >= nt || a.trackFree[t] < int32(n) || !w.contains(t, nt) {
+			continue
+		}
+		if fill && !a.fillable(t) {
+			continue
+		}
+		mech := a.mechMs(h, c, s)
+		if mech >= best.cost {
+			continue
+		}
+		b, wait := a.firstRun(t, startMs+mech, n)
+		if b >= 0 && mech+wait < best.cost {
+			best = choice{block: b, cost: mech + wait}
+		}
+	}
+	return best
+}
+
+func (a *allocator) activeCyl() int {
+	c, _ := a.l.CylSurf(a.active)
+	return c
+}
+
+// fillable reports whether track t may take a write in threshold mode: it is
+// empty, or it is the active track and still below the threshold.
+func (a *allocator) fillable(t int) bool {
+	if a.trackFree[t] == a.trackCap[t] {
+		return true
+	}
+	if t != a.active {
+		return false
+	}
+	used := float64(a.trackCap[t] - a.trackFree[t])
+	return used < a.threshold*float64(a.trackCap[t])
+}
+
+// noteWrite updates the active track after a write landed on track t.
+func (a *allocator) noteWrite(t int) {
+	if a.threshold > 0 {
+		a.active = t
+	}
+}
+
+// mechMs is the seek or head-switch time (plus write settle) from h to
+// (cyl, surf), before any rotational wait.
+func (a *allocator) mechMs(h disk.Head, cyl, surf int) float64 {
+	return a.l.MoveMs(h, a.l.TrackOfCylSurf(cyl, surf), true)
+}
+
+// firstRun finds, on track t, the first run of n free blocks whose start
+// passes under the head at or after time arriveMs, and the rotational wait
+// until it does (ms). Runs do not wrap past the track's last block.
+func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
+	start := a.l.TrackStart(t)
+	nb := int64(a.trackCap[t])
+	rot := a.l.Model().RotationMs()
+	bf := a.l.BlockMs(t) / rot
+	p0 := a.l.BlockPhase(start)
+	arrive := frac(arriveMs / rot)
+	rel := frac(arrive - p0)
+	k := int64(math.Ceil(rel/bf - 1e-9))
+	if k >= nb {
+		k = 0
+	}
+	b := a.runFrom(start+k, start+nb, n)
+	if b < 0 {
+		end := start + k + int64(n) - 1
+		if end > start+nb {
+			end = start + nb
+		}
+		b = a.runFrom(start, end, n)
+	}
+	if b < 0 {
+		return -1, 0
+	}
+	wait := frac(a.l.BlockPhase(b)-arrive) * rot
+	return b, wait
+}
+
+// runFrom returns the first b in [from, to) with [b, b+n) free and b+n <= to
+// or the end of the track, whichever the caller passed as to.
+func (a *allocator) runFrom(from, to int64, n int) int64 {
+	for b := a.nextFree(from, to); b >= 0 && b+int64(n) <= to; b = a.nextFree(b+1, to) {
+		if n == 1 || a.freeRun(b, n) {
+			return b
+		}
+	}
+	return -1
+}
+
+func frac(x float64) float64 {
+	f := x - math.Floor(x)
+	if f >= 1 {
+		return 0
+	}
+	return f
+}

@@ -1,0 +1,89 @@
+package vld
+
+import (
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// Addr is a physical block number on a volume. Blocks 0..FixedBlocks-1 hold
+// the superblock, the two checkpoint slots and the tail record; they are never
+// returned by WriteBlocks.
+type Addr = uint64
+
+// Clock selects how simulated service time relates to wall time.
+type Clock int
+
+const (
+	// ClockVirtual: nothing sleeps; simulated time is the result.
+	ClockVirtual Clock = iota
+	// ClockReal: every request sleeps its simulated service time.
+	ClockReal
+)
+
+// FormatOptions describe a new volume.
+type FormatOptions struct {
+	Model     *disk.Model // the disk being simulated; required
+	BlockSize int         // physical = file-system block size; default 4096
+	Kind      string      // what the volume holds: "vlfs" or "disk"; at most 8 bytes
+	AppData   []byte      // opaque client data kept in the superblock; at most MaxAppData bytes
+	Progress  func(done, total int64)
+}
+
+// Options tune an opened volume. The zero value is the default.
+type Options struct {
+	Clock Clock
+	// FillThreshold is the fraction of a track the allocator fills while
+	// empty tracks exist (section 4.2 of the virtual-log paper). 0 means the
+	// default 0.75; a negative value disables threshold filling (pure greedy).
+	FillThreshold float64
+	// ReadOnly opens without recovery writes; WriteBlocks and Commit fail.
+	ReadOnly bool
+	// ReserveBlocks are kept back from data writes so that metadata updates
+	// (deletes included) can always complete. 0 means the default.
+	ReserveBlocks int64
+	// Logf receives diagnostics; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// WriteOpts qualify one WriteBlocks call.
+type WriteOpts struct {
+	// Meta writes may use the reserve; data writes fail with ErrNoSpace
+	// when only the reserve is left.
+	Meta bool
+}
+
+// Breakdown is simulated service time split as in Figure 9 of the
+// virtual-log paper. All values are simulated milliseconds.
+type Breakdown struct {
+	OverheadMs float64 // controller (SCSI) command overhead
+	TransferMs float64 // media transfer
+	LocateMs   float64 // seek + head switch + rotational wait
+	OtherMs    float64 // host-side processing charged to the clock
+}
+
+// Total is the sum of all parts.
+func (b Breakdown) Total() float64 { return b.OverheadMs + b.TransferMs + b.LocateMs + b.OtherMs }
+
+// Add accumulates o into b.
+func (b *Breakdown) Add(o Breakdown) {
+	b.OverheadMs += o.OverheadMs
+	b.TransferMs += o.TransferMs
+	b.LocateMs += o.LocateMs
+	b.OtherMs += o.OtherMs
+}
+
+// Stats are a volume's counters since it was opened.
+type Stats struct {
+	Reads, Writes           int64 // device requests
+	BlocksRead, BlocksWritten int64
+	Flushes                 int64 // device flushes (fdatasync)
+	Commits                 int64
+	Checkpoints             int64
+	LogEntries              int64 // virtual-log entries written
+	LogLength               int64 // live entries in the tree since the last checkpoint
+	Sim                     Breakdown
+	WriteSim                Breakdown // the part of Sim spent on writes
+	SimNowMs                float64   // the simulated clock
+	TotalBlocks, FreeBlocks int64
+	Clock                   string // "simulated" (virtual) or "real-time"
+	AllocDecisions          int64  // placement decisions made
+}

@@ -1,0 +1,114 @@
+package vld
+
+import (
+	"sort"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// windowTracks is how many tracks the log window spans: the tail scan after
+// an unclean stop reads at most this much of the disk.
+func windowTracks(ntracks int) uint32 {
+	w := ntracks / 16
+	if w < 64 {
+		w = 64
+	}
+	if w > ntracks {
+		w = ntracks
+	}
+	return uint32(w)
+}
+
+// checkpointLocked writes the location of every piece's current version and
+// resets the tree. Order: directory blocks, flush, checkpoint slot, flush;
+// only then are the previous checkpoint's blocks and every obsolete entry
+// recycled. The new log window starts at the head.
+func (v *Volume) checkpointLocked() error {
+	g := v.log
+	order := make([]uint32, 0, len(g.cur))
+	for p := range g.cur {
+		order = append(order, p)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	per := ondisk.DirEntriesPerBlock(v.bs)
+	ck := ondisk.Checkpoint{
+		UUID: v.sb.UUID, Seq: g.ckpt.Seq + 1, LogSeq: g.nextSeq - 1, NextSeq: g.nextSeq,
+		WindowStart: uint32(v.m.headTrack()), WindowTracks: windowTracks(v.layout.NumTracks()),
+		NumPieces: uint32(len(order)), SimMs: floatBits(v.m.now),
+	}
+	var dirAddrs []Addr
+	if n := (len(order) + per - 1) / per; n > 0 {
+		runs, err := v.placeLocked(n, window{})
+		if err != nil {
+			return err
+		}
+		dirAddrs = runAddrs(runs)
+		blocks := make([][]byte, n)
+		for i := range blocks {
+			lo, hi := i*per, (i+1)*per
+			if hi > len(order) {
+				hi = len(order)
+			}
+			d := ondisk.DirBlock{UUID: v.sb.UUID, CkptSeq: ck.Seq, Index: uint32(i)}
+			for _, p := range order[lo:hi] {
+				d.Entries = append(d.Entries, ondisk.DirEntry{Piece: p, At: g.cur[p].ref})
+			}
+			blocks[i] = make([]byte, v.bs)
+			if err := d.Encode(blocks[i]); err != nil {
+				return err
+			}
+		}
+		j := 0
+		for _, r := range runs {
+			if err := v.writeRunLocked(r, blocks[j:j+r.n]); err != nil {
+				return err
+			}
+			j += r.n
+		}
+	}
+	ck.DirBlocks = dirAddrs
+	if err := v.flushLocked(); err != nil {
+		return err
+	}
+	slot := make([]byte, v.bs)
+	if err := ck.Encode(slot); err != nil {
+		return err
+	}
+	if err := v.writeRunLocked(run{start: ckptSlot(ck.Seq), n: 1}, [][]byte{slot}); err != nil {
+		return err
+	}
+	if err := v.flushLocked(); err != nil {
+		return err
+	}
+	// The new checkpoint is durable: recycle what only the old one needed.
+	for _, a := range g.dirBlocks {
+		v.alloc.markFree(int64(a))
+	}
+	for _, a := range g.pinned {
+		v.alloc.markFree(int64(a))
+	}
+	for s, e := range g.entries {
+		if !g.isLive(e) {
+			v.alloc.markFree(int64(e.ref.Addr))
+		}
+		delete(g.entries, s)
+	}
+	for p, l := range g.cur {
+		l.inCkpt = true
+		g.cur[p] = l
+	}
+	g.root = ondisk.Ref{}
+	g.pinned = nil
+	g.dirBlocks = dirAddrs
+	g.ckpt = ck
+	v.stats.Checkpoints++
+	return nil
+}
+
+// ckptSlot alternates between the two checkpoint slots.
+func ckptSlot(seq uint64) int64 {
+	if seq%2 == 1 {
+		return ondisk.CheckpointA
+	}
+	return ondisk.CheckpointB
+}

@@ -1,0 +1,70 @@
+package vld
+
+import (
+	"time"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// mech is the simulated disk mechanism: where the head is and what time it
+// is. On the virtual clock time only moves when a request is serviced (or
+// Idle is called); on the real-time clock it also follows the wall clock and
+// every request sleeps its service time.
+type mech struct {
+	l     *disk.Layout
+	clock Clock
+	head  disk.Head
+	now   float64 // simulated ms
+	start time.Time
+	sleep func(time.Duration)
+}
+
+func newMech(l *disk.Layout, c Clock) *mech {
+	return &mech{l: l, clock: c, start: time.Now(), sleep: time.Sleep}
+}
+
+// syncWall brings simulated time up to the wall clock in real-time mode:
+// idle wall time is idle disk time.
+func (m *mech) syncWall() {
+	if m.clock != ClockReal {
+		return
+	}
+	if w := float64(time.Since(m.start)) / float64(time.Millisecond); w > m.now {
+		m.now = w
+	}
+}
+
+// service charges one request of n contiguous blocks at block b and moves
+// the head. It returns the breakdown of its simulated service time.
+func (m *mech) service(b int64, n int, write bool) Breakdown {
+	m.syncWall()
+	acc, h := m.l.Service(m.head, m.now, b, n, write)
+	m.head = h
+	bd := Breakdown{
+		OverheadMs: acc.OverheadMs,
+		TransferMs: acc.TransferMs,
+		LocateMs:   acc.SeekMs + acc.HeadSwitchMs + acc.RotationMs,
+	}
+	m.now += bd.Total()
+	if m.clock == ClockReal {
+		m.sleep(time.Duration(bd.Total() * float64(time.Millisecond)))
+	}
+	return bd
+}
+
+// overheadMs is the controller overhead that precedes positioning.
+func (m *mech) overheadMs(write bool) float64 {
+	if write {
+		return m.l.Model().WriteOverheadMs
+	}
+	return m.l.Model().ReadOverheadMs
+}
+
+// idle lets simulated time pass with the disk doing nothing.
+func (m *mech) idle(ms float64) {
+	if ms > 0 {
+		m.now += ms
+	}
+}
+
+func (m *mech) headTrack() int { return m.l.TrackOfCylSurf(m.head.Cyl, m.head.Surf) }

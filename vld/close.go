@@ -1,0 +1,53 @@
+package vld
+
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// Close shuts the volume down cleanly: pending writes are flushed and the
+// tail record names the log's root, so the next Open needs no scan. After a
+// device failure Close only releases the device and returns the failure.
+func (v *Volume) Close() error {
+	v.commitMu.Lock()
+	defer v.commitMu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.phase == phaseClosed {
+		return ErrClosed
+	}
+	v.phase = phaseClosed
+	if v.failed != nil || v.opts.ReadOnly {
+		cerr := v.dev.Close()
+		if v.failed != nil {
+			return v.failed
+		}
+		return cerr
+	}
+	if err := v.writeTailLocked(); err != nil {
+		v.dev.Close()
+		return err
+	}
+	return v.dev.Close()
+}
+
+// writeTailLocked flushes everything, then writes and flushes the tail
+// record. Blocks freed since the last commit are released: with the tail
+// written, the state they belonged to is gone.
+func (v *Volume) writeTailLocked() error {
+	if err := v.flushLocked(); err != nil {
+		return err
+	}
+	for a := range v.pending {
+		v.alloc.markFree(int64(a))
+	}
+	v.pending, v.written = map[Addr]bool{}, map[Addr]uint32{}
+	t := ondisk.Tail{UUID: v.sb.UUID, CkptSeq: v.log.ckpt.Seq, Root: v.log.root, NextSeq: v.log.nextSeq, SimMs: floatBits(v.m.now)}
+	buf := make([]byte, v.bs)
+	t.Encode(buf)
+	if _, err := v.dev.WriteAt(buf, ondisk.TailAddr*int64(v.bs)); err != nil {
+		return fmt.Errorf("vld: writing tail record: %w", err)
+	}
+	return v.flushLocked()
+}

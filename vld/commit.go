@@ -1,0 +1,200 @@
+package vld
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// Tuning of the virtual log. Not wire constants: a volume written with other
+// values recovers the same way.
+const (
+	// checkpointEvery bounds the tree (and so recovery work): a checkpoint
+	// is taken once this many entries are present.
+	checkpointEvery = 1024
+	// minEntriesBeforeMove keeps a head that wanders (reads) from forcing a
+	// checkpoint on every commit: the log window moves to the head only once
+	// this many entries were written in the current one.
+	minEntriesBeforeMove = 64
+)
+
+// Commit makes every block written so far and the given piece payloads
+// durable, atomically: a crash recovers either the state before the call
+// or the state after it.
+//
+// Ordering: data blocks may still be in flight when the log entries are
+// written; the entries of one commit form a group that carries the CRC of
+// every block written since the previous commit ("covers"), so recovery
+// can tell whether the newest group landed whole. When the covers do not
+// fit in the group, the data is flushed first instead. One device flush
+// ends the commit.
+func (v *Volume) Commit(pieces map[uint32][]byte) error {
+	for p, b := range pieces {
+		if len(b) > v.PayloadSize() {
+			return fmt.Errorf("commit: piece %d payload %d bytes > %d: %w", p, len(b), v.PayloadSize(), ErrInvalid)
+		}
+	}
+	v.commitMu.Lock()
+	defer v.commitMu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.usableLocked(true); err != nil {
+		return err
+	}
+	if v.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	if len(pieces) == 0 && len(v.written) == 0 && len(v.pending) == 0 {
+		return nil
+	}
+	covers := v.takeCoversLocked()
+	frees := make([]Addr, 0, len(v.pending))
+	for a := range v.pending {
+		frees = append(frees, a)
+	}
+	v.pending = map[Addr]bool{}
+	if len(pieces) > 0 && len(covers) > len(pieces)*ondisk.MaxCovers(v.bs, ondisk.MaxPtrs) {
+		if err := v.flushLocked(); err != nil {
+			return err
+		}
+		covers = nil
+	}
+	if len(pieces) > 0 {
+		freed, err := v.writeGroupLocked(pieces, covers)
+		if err != nil {
+			return err
+		}
+		frees = append(frees, freed...)
+	}
+	if err := v.flushUnlocked(); err != nil {
+		return err
+	}
+	for _, a := range frees {
+		v.alloc.markFree(int64(a))
+	}
+	v.stats.Commits++
+	if len(v.log.entries) >= checkpointEvery {
+		return v.checkpointLocked()
+	}
+	return nil
+}
+
+// takeCoversLocked snapshots the blocks written since the last commit.
+func (v *Volume) takeCoversLocked() []ondisk.Cover {
+	covers := make([]ondisk.Cover, 0, len(v.written))
+	for a, c := range v.written {
+		covers = append(covers, ondisk.Cover{Addr: a, CRC: c})
+	}
+	sort.Slice(covers, func(i, j int) bool { return covers[i].Addr < covers[j].Addr })
+	v.written = map[Addr]uint32{}
+	return covers
+}
+
+// writeGroupLocked writes one entry per piece, as one commit group, inside
+// the log window. It returns the blocks the tree recycled.
+func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cover) ([]Addr, error) {
+	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && len(v.log.entries) >= minEntriesBeforeMove {
+		if err := v.checkpointLocked(); err != nil {
+			return nil, err
+		}
+	}
+	runs, err := v.placeLocked(len(pieces), v.logWindow())
+	if err != nil {
+		// The window is full: a checkpoint moves it to the head.
+		if err := v.checkpointLocked(); err != nil {
+			return nil, err
+		}
+		if runs, err = v.placeLocked(len(pieces), v.logWindow()); err != nil {
+			return nil, fmt.Errorf("virtual log: %w", err)
+		}
+	}
+	order := make([]uint32, 0, len(pieces))
+	for p := range pieces {
+		order = append(order, p)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+
+	g := v.log
+	groupSeq, prevRoot := g.nextSeq, g.root
+	var freed []Addr
+	blocks := make([][]byte, len(order))
+	addrs := runAddrs(runs)
+	for i, p := range order {
+		ref := ondisk.Ref{Addr: addrs[i], Seq: g.nextSeq}
+		g.nextSeq++
+		ptrs, f := g.add(p, ref)
+		freed = append(freed, f...)
+		payload := make([]byte, v.PayloadSize())
+		copy(payload, pieces[p])
+		g.payload[p] = payload
+		e := ondisk.Entry{
+			UUID: v.sb.UUID, Seq: ref.Seq, GroupSeq: groupSeq, GroupCount: uint32(len(order)),
+			Piece: p, PrevRoot: prevRoot, Ptrs: ptrs, Payload: payload,
+		}
+		k := ondisk.MaxCovers(v.bs, len(ptrs))
+		if k > len(covers) {
+			k = len(covers)
+		}
+		e.Covers, covers = covers[:k], covers[k:]
+		blocks[i] = make([]byte, v.bs)
+		if err := e.Encode(blocks[i]); err != nil {
+			v.failed = fmt.Errorf("vld: encoding log entry: %w", err)
+			return nil, v.failed
+		}
+	}
+	if len(covers) > 0 {
+		// Pointers took more room than planned: make the data durable first.
+		if err := v.flushLocked(); err != nil {
+			return nil, err
+		}
+	}
+	i := 0
+	for _, r := range runs {
+		if err := v.writeRunLocked(r, blocks[i:i+r.n]); err != nil {
+			return nil, err
+		}
+		i += r.n
+	}
+	v.stats.LogEntries += int64(len(order))
+	return freed, nil
+}
+
+func runAddrs(runs []run) []Addr {
+	var out []Addr
+	for _, r := range runs {
+		for i := 0; i < r.n; i++ {
+			out = append(out, Addr(r.start)+Addr(i))
+		}
+	}
+	return out
+}
+
+// logWindow is the range of tracks every entry since the checkpoint lies in.
+func (v *Volume) logWindow() window {
+	return window{start: int(v.log.ckpt.WindowStart), n: int(v.log.ckpt.WindowTracks)}
+}
+
+// flushLocked makes every write so far durable, holding mu.
+func (v *Volume) flushLocked() error {
+	if err := v.dev.Flush(); err != nil {
+		v.failed = fmt.Errorf("vld: device flush failed, volume stopped: %w", err)
+		return v.failed
+	}
+	v.stats.Flushes++
+	return nil
+}
+
+// flushUnlocked flushes with mu released, so that reads and new writes
+// proceed meanwhile; commitMu keeps other commits out.
+func (v *Volume) flushUnlocked() error {
+	v.mu.Unlock()
+	err := v.dev.Flush()
+	v.mu.Lock()
+	if err != nil {
+		v.failed = fmt.Errorf("vld: device flush failed, volume stopped: %w", err)
+		return v.failed
+	}
+	v.stats.Flushes++
+	return nil
+}

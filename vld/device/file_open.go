@@ -1,0 +1,137 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// OpenFile opens a regular file or a block device. Unless o.NoLock, it takes a
+// non-blocking flock, exclusive (shared when o.ReadOnly), and fails with an
+// error wrapping ErrLocked naming the path when another holder has it. The
+// lock is taken before any resize, so a Create with Size never truncates an
+// image that someone else has open. A block device's size comes from the
+// device (seek to its end); a regular file's from its length after resizing.
+func OpenFile(path string, o FileOptions) (*File, error) {
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	f, err := openOS(path, o)
+	if err != nil {
+		return nil, err
+	}
+	d, err := setUp(f, path, o)
+	if err != nil {
+		f.Close() // the setup error is the one worth reporting
+		return nil, err
+	}
+	return d, nil
+}
+
+// openOS opens the descriptor with the flags o asks for.
+func openOS(path string, o FileOptions) (*os.File, error) {
+	flag := os.O_RDWR
+	if o.ReadOnly {
+		flag = os.O_RDONLY
+	}
+	if o.Create {
+		flag |= os.O_CREATE
+	}
+	if o.Direct {
+		flag |= unix.O_DIRECT
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil && o.Direct && errors.Is(err, unix.EINVAL) {
+		return nil, fmt.Errorf("open %s with O_DIRECT (open it without Direct instead): %w", path, ErrNoDirect)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// setUp locks, sizes and wraps an opened descriptor.
+func setUp(f *os.File, path string, o FileOptions) (*File, error) {
+	if !o.NoLock {
+		if err := lock(f, path, o.ReadOnly); err != nil {
+			return nil, err
+		}
+	}
+	size, err := sizeOf(f, path, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.Direct && size%DirectAlign != 0 {
+		return nil, fmt.Errorf("open %s: direct I/O needs a size that is a multiple of %d, got %d: %w",
+			path, DirectAlign, size, ErrBadOptions)
+	}
+	d := &File{path: path, size: size, readOnly: o.ReadOnly, direct: o.Direct, f: f}
+	d.fl.init(fdatasync(f))
+	return d, nil
+}
+
+// lock takes a non-blocking flock. flock locks belong to the open file
+// description, so two OpenFile calls in one process conflict just as two
+// processes do.
+func lock(f *os.File, path string, shared bool) error {
+	how := unix.LOCK_EX | unix.LOCK_NB
+	if shared {
+		how = unix.LOCK_SH | unix.LOCK_NB
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), how)
+		switch {
+		case err == nil:
+			return nil
+		case err == unix.EINTR:
+			continue
+		case err == unix.EWOULDBLOCK:
+			return fmt.Errorf("lock %s: another process or handle holds it: %w", path, ErrLocked)
+		default:
+			return fmt.Errorf("lock %s: %w", path, err)
+		}
+	}
+}
+
+// sizeOf resizes a regular file when asked and returns the device size.
+func sizeOf(f *os.File, path string, o FileOptions) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", path, err)
+	}
+	mode := st.Mode()
+	switch {
+	case mode.IsRegular():
+		return regularSize(f, path, o, st.Size())
+	case mode&os.ModeDevice != 0 && mode&os.ModeCharDevice == 0:
+		return blockSize(f, path, o)
+	default:
+		return 0, fmt.Errorf("open %s: %v is neither a regular file nor a block device: %w", path, mode.Type(), ErrBadOptions)
+	}
+}
+
+func regularSize(f *os.File, path string, o FileOptions, cur int64) (int64, error) {
+	if o.Size == 0 || o.Size == cur {
+		return cur, nil
+	}
+	if err := f.Truncate(o.Size); err != nil {
+		return 0, fmt.Errorf("resize %s to %d: %w", path, o.Size, err)
+	}
+	return o.Size, nil
+}
+
+// blockSize asks the device for its size by seeking to its end; pread and
+// pwrite ignore the file offset, so moving it is harmless.
+func blockSize(f *os.File, path string, o FileOptions) (int64, error) {
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, fmt.Errorf("size of block device %s: %w", path, err)
+	}
+	if o.Size != 0 && o.Size != size {
+		return 0, fmt.Errorf("block device %s has %d bytes; it cannot be resized to %d: %w", path, size, o.Size, ErrBadOptions)
+	}
+	return size, nil
+}

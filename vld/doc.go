@@ -1,0 +1,25 @@
+// Package vld is the Virtual Log Disk: it decides where every block lands on
+// a simulated (or profiled) disk and keeps the virtual log that makes those
+// decisions recoverable.
+//
+// It owns:
+//   - the eager-writing allocator (alloc*.go): free space per track, the
+//     cylinder sweep, the fill threshold of section 4.2 of the virtual-log
+//     paper;
+//   - the head model and the two clocks (clock.go);
+//   - the virtual log (vlog.go): a tree of entries chained backwards from a
+//     root, each entry the newest version of one "piece" of the client's map;
+//     obsolete entries are recycled as the tree is re-rooted (Figure 3b);
+//   - checkpoints, the tail record and recovery (checkpoint.go, open.go,
+//     recover.go), with the bounded scan of docs/vld.md when the tail record
+//     is missing;
+//   - Check, the invariant walker (check.go);
+//   - LogicalDisk (logical*.go): the paper's VLD under an unmodified file
+//     system, a logical-to-physical block map kept in pieces.
+//
+// It does not know what a file or an inode is; vlfs stores its inode map in
+// the pieces.
+//
+// Lock order: Volume.commitMu before Volume.mu. Functions whose names end in
+// Locked need Volume.mu held.
+package vld

@@ -1,0 +1,76 @@
+package vld
+
+import (
+	"crypto/rand"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// Format writes a new, empty volume on dev: the superblock, the first
+// checkpoint (no pieces) and a cleared second slot and tail record. The
+// volume uses the whole device, up to the capacity of the disk model.
+// Blocks of an earlier format are not erased: a new UUID makes them dead.
+func Format(dev device.Device, fo FormatOptions) error {
+	if fo.Model == nil {
+		return fmt.Errorf("format: no disk model: %w", ErrInvalid)
+	}
+	if err := fo.Model.Validate(); err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	bs := fo.BlockSize
+	if bs == 0 {
+		bs = 4096
+	}
+	if bs < ondisk.MinBlockSize || bs&(bs-1) != 0 || bs > 1<<20 {
+		return fmt.Errorf("format: block size %d (need a power of two >= %d): %w", bs, ondisk.MinBlockSize, ErrInvalid)
+	}
+	if len(fo.Kind) > 8 || len(fo.AppData) > MaxAppData {
+		return fmt.Errorf("format: kind %q or app data of %d bytes too long: %w", fo.Kind, len(fo.AppData), ErrInvalid)
+	}
+	nb := dev.Size() / int64(bs)
+	layout, err := disk.NewLayout(fo.Model, bs, nb)
+	if err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	nb = layout.NumBlocks()
+	if nb < 64 {
+		return fmt.Errorf("format: %d blocks of %d bytes is too small (need 64): %w", nb, bs, ErrInvalid)
+	}
+	mj, err := fo.Model.JSON()
+	if err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	if len(mj) > ondisk.MaxModelJSON(bs) {
+		return fmt.Errorf("format: disk model JSON is %d bytes, at most %d fit the superblock: %w", len(mj), ondisk.MaxModelJSON(bs), ErrInvalid)
+	}
+	sb := ondisk.Superblock{BlockSize: uint32(bs), NumBlocks: uint64(nb), Kind: fo.Kind, CreatedNs: time.Now().UnixNano(), AppData: fo.AppData, ModelJSON: mj}
+	if _, err := rand.Read(sb.UUID[:]); err != nil {
+		return fmt.Errorf("format: uuid: %w", err)
+	}
+	blocks := make([]byte, ondisk.FixedBlocks*bs)
+	if err := sb.Encode(blocks[:bs]); err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	ck := ondisk.Checkpoint{UUID: sb.UUID, Seq: 1, LogSeq: 0, NextSeq: 1, WindowStart: 0,
+		WindowTracks: windowTracks(layout.NumTracks())}
+	if err := ck.Encode(blocks[ondisk.CheckpointA*bs : (ondisk.CheckpointA+1)*bs]); err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	if _, err := dev.WriteAt(blocks, 0); err != nil {
+		return fmt.Errorf("format: writing metadata: %w", err)
+	}
+	if fo.Progress != nil {
+		fo.Progress(nb, nb)
+	}
+	if err := dev.Flush(); err != nil {
+		return fmt.Errorf("format: flush: %w", err)
+	}
+	return nil
+}
+
+func floatBits(f float64) uint64 { return math.Float64bits(f) }

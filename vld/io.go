@@ -1,0 +1,218 @@
+package vld
+
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// run is a contiguous range of blocks chosen for one request.
+type run struct {
+	start int64
+	n     int
+}
+
+// placeLocked chooses where n blocks go, in order: as few contiguous runs
+// as possible, each placed where the head reaches free space soonest. The
+// blocks are marked used. Runs never span tracks.
+func (v *Volume) placeLocked(n int, w window) ([]run, error) {
+	var runs []run
+	now := v.m.now
+	h := v.m.head
+	for left := n; left > 0; {
+		k := left
+		if mx := v.maxTrackBlocks(); k > mx {
+			k = mx
+		}
+		c := noChoice
+		for ; k > 0; k /= 2 {
+			if c = v.alloc.choose(h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
+				break
+			}
+		}
+		if c.block < 0 {
+			for _, r := range runs { // undo: nothing was written
+				for i := 0; i < r.n; i++ {
+					v.alloc.markFree(r.start + int64(i))
+				}
+			}
+			return nil, fmt.Errorf("placing %d blocks: %w", n, ErrNoSpace)
+		}
+		for i := 0; i < k; i++ {
+			v.alloc.markUsed(c.block + int64(i))
+		}
+		t := v.layout.TrackOf(c.block)
+		v.alloc.noteWrite(t)
+		runs = append(runs, run{start: c.block, n: k})
+		// Later runs of the same request are searched from where this one
+		// ends, as the head will be there.
+		cyl, surf := v.layout.CylSurf(t)
+		h.Cyl, h.Surf = cyl, surf
+		now += c.cost + float64(k)*v.layout.BlockMs(t)
+		left -= k
+	}
+	return runs, nil
+}
+
+func (v *Volume) maxTrackBlocks() int {
+	mx := 1
+	for _, c := range v.alloc.trackCap {
+		if int(c) > mx {
+			mx = int(c)
+		}
+	}
+	return mx
+}
+
+// WriteBlocks writes data eagerly near the head and returns where each block
+// went. The writes are not durable until the next Commit.
+func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	for i, d := range data {
+		if len(d) != v.bs {
+			return nil, fmt.Errorf("write block %d: %d bytes, block size %d: %w", i, len(d), v.bs, ErrInvalid)
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.usableLocked(true); err != nil {
+		return nil, err
+	}
+	if v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	need := int64(len(data))
+	if (!o.Meta && v.alloc.free-need < v.reserve) || v.alloc.free < need {
+		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", need, v.alloc.free, v.reserve, ErrNoSpace)
+	}
+	runs, err := v.placeLocked(len(data), window{})
+	if err != nil {
+		return nil, err
+	}
+	addrs := make([]Addr, 0, len(data))
+	i := 0
+	for _, r := range runs {
+		if err := v.writeRunLocked(r, data[i:i+r.n]); err != nil {
+			return nil, err
+		}
+		for j := 0; j < r.n; j++ {
+			a := Addr(r.start) + Addr(j)
+			addrs = append(addrs, a)
+			v.written[a] = blockCRC(data[i+j])
+		}
+		i += r.n
+	}
+	return addrs, nil
+}
+
+// writeRunLocked issues one device write for a run and charges its
+// simulated time. A device error is fatal for the volume: memory may now
+// disagree with the disk.
+func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
+	var buf []byte
+	if len(blocks) == 1 {
+		buf = blocks[0]
+	} else {
+		buf = make([]byte, 0, r.n*v.bs)
+		for _, b := range blocks {
+			buf = append(buf, b...)
+		}
+	}
+	if _, err := v.dev.WriteAt(buf, r.start*int64(v.bs)); err != nil {
+		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
+		return v.failed
+	}
+	bd := v.m.service(r.start, r.n, true)
+	v.stats.Sim.Add(bd)
+	v.stats.WriteSim.Add(bd)
+	v.stats.Writes++
+	v.stats.BlocksWritten += int64(r.n)
+	return nil
+}
+
+// ReadBlock reads block a into buf.
+func (v *Volume) ReadBlock(a Addr, buf []byte) error {
+	if len(buf) != v.bs {
+		return fmt.Errorf("read block %d: buffer %d bytes, block size %d: %w", a, len(buf), v.bs, ErrInvalid)
+	}
+	if err := v.checkAddr(a); err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.usableLocked(false); err != nil {
+		return err
+	}
+	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
+		return fmt.Errorf("vld: read block %d: %w", a, err)
+	}
+	if v.phase == phaseRun {
+		bd := v.m.service(int64(a), 1, false)
+		v.stats.Sim.Add(bd)
+		v.stats.Reads++
+		v.stats.BlocksRead++
+	}
+	return nil
+}
+
+// Free tells the volume the client no longer references block a. A block
+// written since the last commit is free at once; any other may be reused
+// only after the next commit is durable, since the durable state may still
+// reference it.
+func (v *Volume) Free(a Addr) error {
+	if err := v.checkAddr(a); err != nil {
+		return fmt.Errorf("free: %w", err)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.usableLocked(true); err != nil {
+		return err
+	}
+	if !v.alloc.isUsed(int64(a)) {
+		return fmt.Errorf("free of block %d, which is not in use: %w", a, ErrCorrupt)
+	}
+	if _, ok := v.written[a]; ok {
+		delete(v.written, a)
+		v.alloc.markFree(int64(a))
+		return nil
+	}
+	if v.pending[a] {
+		return fmt.Errorf("block %d freed twice: %w", a, ErrCorrupt)
+	}
+	v.pending[a] = true
+	return nil
+}
+
+// MarkLive declares, during the mount phase, a block the client references.
+func (v *Volume) MarkLive(a Addr) error {
+	if err := v.checkAddr(a); err != nil {
+		return fmt.Errorf("mark live: %w: %w", err, ErrCorrupt)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.phase != phaseMount {
+		return fmt.Errorf("MarkLive after Start: %w", ErrPhase)
+	}
+	if !v.alloc.markUsed(int64(a)) {
+		return fmt.Errorf("block %d referenced twice (or by the volume itself): %w", a, ErrCorrupt)
+	}
+	return nil
+}
+
+// Start ends the mount phase: every block not marked by the client or used
+// by the volume itself is free from now on.
+func (v *Volume) Start() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.phase != phaseMount {
+		return fmt.Errorf("Start twice: %w", ErrPhase)
+	}
+	v.phase = phaseRun
+	v.alloc.active = -1
+	return nil
+}
+
+// fixedAddrs are the blocks every volume keeps for itself.
+func fixedAddrs() []Addr { return []Addr{ondisk.SuperblockAddr, ondisk.CheckpointA, ondisk.CheckpointB, ondisk.TailAddr} }

@@ -1,0 +1,101 @@
+package ondisk
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// CheckpointMagic starts a checkpoint slot. Wire constant.
+const CheckpointMagic = "VLDCKPT1"
+
+// Checkpoint is one of the two alternating checkpoint slots (blocks 1 and
+// 2). The newer valid one wins. It names the directory blocks that list the
+// current location of every piece, and the window of tracks that every
+// virtual-log entry written after it lies in (the bounded tail scan).
+//
+//	offset size field
+//	0      8    magic "VLDCKPT1"
+//	8      2    format version
+//	10     6    reserved
+//	16     16   volume UUID
+//	32     8    checkpoint sequence (1, 2, ...)
+//	40     8    log sequence: entries with seq <= this are covered
+//	48     8    next sequence number
+//	56     4    scan window: first track
+//	60     4    scan window: number of tracks
+//	64     4    number of pieces listed
+//	68     4    number of directory blocks (n)
+//	72     8    simulated clock (float64 ms bits)
+//	80     8n   directory block addresses
+//	bs-4   4    CRC-32C
+type Checkpoint struct {
+	UUID         UUID
+	Seq          uint64
+	LogSeq       uint64
+	NextSeq      uint64
+	WindowStart  uint32
+	WindowTracks uint32
+	NumPieces    uint32
+	SimMs        uint64
+	DirBlocks    []uint64
+}
+
+const ckptHeader = 80
+
+// MaxDirBlocks is how many directory blocks a checkpoint of block size bs
+// can name.
+func MaxDirBlocks(bs int) int { return (bs - ckptHeader - 4) / 8 }
+
+// Encode writes c into the block b.
+func (c *Checkpoint) Encode(b []byte) error {
+	if len(c.DirBlocks) > MaxDirBlocks(len(b)) {
+		return fmt.Errorf("checkpoint: %d directory blocks: %w", len(c.DirBlocks), ErrTooSmall)
+	}
+	clear(b)
+	copy(b, CheckpointMagic)
+	le := binary.LittleEndian
+	le.PutUint16(b[8:], FormatVersion)
+	copy(b[16:32], c.UUID[:])
+	le.PutUint64(b[32:], c.Seq)
+	le.PutUint64(b[40:], c.LogSeq)
+	le.PutUint64(b[48:], c.NextSeq)
+	le.PutUint32(b[56:], c.WindowStart)
+	le.PutUint32(b[60:], c.WindowTracks)
+	le.PutUint32(b[64:], c.NumPieces)
+	le.PutUint32(b[68:], uint32(len(c.DirBlocks)))
+	le.PutUint64(b[72:], c.SimMs)
+	for i, a := range c.DirBlocks {
+		le.PutUint64(b[ckptHeader+8*i:], a)
+	}
+	seal(b)
+	return nil
+}
+
+// DecodeCheckpoint parses a checkpoint slot.
+func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
+	if err := open(b, CheckpointMagic, "checkpoint"); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	c := &Checkpoint{
+		Seq: le.Uint64(b[32:]), LogSeq: le.Uint64(b[40:]), NextSeq: le.Uint64(b[48:]),
+		WindowStart: le.Uint32(b[56:]), WindowTracks: le.Uint32(b[60:]),
+		NumPieces: le.Uint32(b[64:]), SimMs: le.Uint64(b[72:]),
+	}
+	copy(c.UUID[:], b[16:32])
+	n := le.Uint32(b[68:])
+	if int64(n) > int64(MaxDirBlocks(len(b))) {
+		return nil, fmt.Errorf("checkpoint: %d directory blocks: %w", n, ErrCorrupt)
+	}
+	if c.NextSeq <= c.LogSeq {
+		return nil, fmt.Errorf("checkpoint: next seq %d <= log seq %d: %w", c.NextSeq, c.LogSeq, ErrCorrupt)
+	}
+	if int64(c.NumPieces) > int64(n)*int64(DirEntriesPerBlock(len(b))) {
+		return nil, fmt.Errorf("checkpoint: %d pieces in %d directory blocks: %w", c.NumPieces, n, ErrCorrupt)
+	}
+	c.DirBlocks = make([]uint64, n)
+	for i := range c.DirBlocks {
+		c.DirBlocks[i] = le.Uint64(b[ckptHeader+8*i:])
+	}
+	return c, nil
+}

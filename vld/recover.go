@@ -1,0 +1,181 @@
+package vld
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// recover rebuilds the in-memory log from the disk (see Open).
+func (v *Volume) recover() error {
+	ck, err := v.loadCheckpoint()
+	if err != nil {
+		return err
+	}
+	g := v.log
+	g.ckpt, g.nextSeq = *ck, ck.NextSeq
+	v.recovery.CheckpointSeq = ck.Seq
+	named, err := v.loadDirectory(ck)
+	if err != nil {
+		return err
+	}
+	root, maxSeen, err := v.findRoot(ck)
+	if err != nil {
+		return err
+	}
+	if err := v.walkTree(root, ck); err != nil {
+		return err
+	}
+	for p, ref := range named {
+		if g.cur[p].ref != ref {
+			g.pinned = append(g.pinned, ref.Addr)
+		}
+	}
+	g.root = root
+	if maxSeen >= g.nextSeq {
+		g.nextSeq = maxSeen + 1
+	}
+	for s := range g.entries {
+		if s >= g.nextSeq {
+			g.nextSeq = s + 1
+		}
+	}
+	return nil
+}
+
+// loadCheckpoint returns the newest valid checkpoint slot of this volume.
+func (v *Volume) loadCheckpoint() (*ondisk.Checkpoint, error) {
+	var best *ondisk.Checkpoint
+	var errs []error
+	for _, a := range []Addr{ondisk.CheckpointA, ondisk.CheckpointB} {
+		if err := v.readRaw(a, v.buf); err != nil {
+			return nil, fmt.Errorf("open: %w", err)
+		}
+		c, err := ondisk.DecodeCheckpoint(v.buf)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("slot %d: %w", a, err))
+			continue
+		}
+		if c.UUID != v.sb.UUID || ckptSlot(c.Seq) != int64(a) {
+			errs = append(errs, fmt.Errorf("slot %d: checkpoint %d of another volume or slot", a, c.Seq))
+			continue
+		}
+		if best == nil || c.Seq > best.Seq {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("open: no valid checkpoint: %w: %w", ErrCorrupt, errors.Join(errs...))
+	}
+	return best, nil
+}
+
+// loadDirectory reads the checkpoint's piece directory and the entries it
+// names, and marks their blocks in use.
+func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.Ref, error) {
+	g := v.log
+	named := map[uint32]ondisk.Ref{}
+	for i, a := range ck.DirBlocks {
+		if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.markUsed(int64(a)) {
+			return nil, fmt.Errorf("open: checkpoint %d: directory block %d at %d invalid or shared: %w", ck.Seq, i, a, ErrCorrupt)
+		}
+		if err := v.readRaw(a, v.buf); err != nil {
+			return nil, fmt.Errorf("open: %w", err)
+		}
+		d, err := ondisk.DecodeDirBlock(v.buf)
+		if err != nil {
+			return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d: %w: %w", ck.Seq, i, a, ErrCorrupt, err)
+		}
+		if d.UUID != v.sb.UUID || d.CkptSeq != ck.Seq || d.Index != uint32(i) {
+			return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d belongs to checkpoint %d index %d: %w", ck.Seq, i, a, d.CkptSeq, d.Index, ErrCorrupt)
+		}
+		for _, de := range d.Entries {
+			named[de.Piece] = de.At
+		}
+	}
+	if len(named) != int(ck.NumPieces) {
+		return nil, fmt.Errorf("open: checkpoint %d lists %d distinct pieces, expected %d: %w", ck.Seq, len(named), ck.NumPieces, ErrCorrupt)
+	}
+	for p, ref := range named {
+		e, err := v.readEntry(ref)
+		if err != nil || e.Piece != p || ref.Seq > ck.LogSeq {
+			return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d seq %d unreadable: %w: %v", ck.Seq, p, ref.Addr, ref.Seq, ErrCorrupt, err)
+		}
+		if !v.alloc.markUsed(int64(ref.Addr)) {
+			return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d shares its block: %w", ck.Seq, p, ref.Addr, ErrCorrupt)
+		}
+		g.cur[p] = pieceLoc{ref: ref, inCkpt: true}
+		g.payload[p] = e.Payload
+	}
+	g.dirBlocks = append([]Addr(nil), ck.DirBlocks...)
+	return named, nil
+}
+
+// readEntry reads and validates the entry ref names.
+func (v *Volume) readEntry(ref ondisk.Ref) (*ondisk.Entry, error) {
+	if ref.Addr < ondisk.FixedBlocks || ref.Addr >= v.sb.NumBlocks {
+		return nil, fmt.Errorf("entry address %d out of range: %w", ref.Addr, ErrCorrupt)
+	}
+	if err := v.readRaw(ref.Addr, v.buf); err != nil {
+		return nil, err
+	}
+	e, err := ondisk.DecodeEntry(v.buf)
+	if err != nil {
+		return nil, err
+	}
+	if e.UUID != v.sb.UUID || e.Seq != ref.Seq {
+		return nil, fmt.Errorf("block %d holds seq %d of volume %v, want seq %d: %w", ref.Addr, e.Seq, e.UUID, ref.Seq, ondisk.ErrBadMagic)
+	}
+	return e, nil
+}
+
+// findRoot returns the log's root: from the tail record after a clean stop,
+// otherwise from a scan of the log window. maxSeen is the highest sequence
+// number seen on disk, which must never be reused.
+func (v *Volume) findRoot(ck *ondisk.Checkpoint) (root ondisk.Ref, maxSeen uint64, err error) {
+	if err := v.readRaw(ondisk.TailAddr, v.buf); err != nil {
+		return root, 0, fmt.Errorf("open: %w", err)
+	}
+	if t, err := ondisk.DecodeTail(v.buf); err == nil && t.UUID == v.sb.UUID && t.CkptSeq == ck.Seq {
+		v.recovery.Clean = true
+		v.m.now = float64frombits(t.SimMs)
+		return t.Root, t.NextSeq - 1, nil
+	}
+	return v.scanForRoot(ck)
+}
+
+// walkTree visits every entry reachable from root and makes the newest
+// version of each piece current.
+func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) error {
+	if root.IsZero() {
+		return nil
+	}
+	g := v.log
+	stack := []ondisk.Ref{root}
+	for len(stack) > 0 {
+		r := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if _, seen := g.entries[r.Seq]; seen || r.Seq <= ck.LogSeq {
+			continue
+		}
+		e, err := v.readEntry(r)
+		if err != nil {
+			if r == root {
+				return fmt.Errorf("open: log root at block %d seq %d: %w: %w", r.Addr, r.Seq, ErrCorrupt, err)
+			}
+			continue // dangling: the target was recycled
+		}
+		if !v.alloc.markUsed(int64(r.Addr)) {
+			return fmt.Errorf("open: log entry seq %d at block %d shares its block: %w", r.Seq, r.Addr, ErrCorrupt)
+		}
+		g.entries[r.Seq] = &logEntry{ref: r, piece: e.Piece, ptrs: e.Ptrs}
+		v.recovery.Entries++
+		if cur, ok := g.cur[e.Piece]; !ok || cur.ref.Seq < r.Seq {
+			g.cur[e.Piece] = pieceLoc{ref: r}
+			g.payload[e.Piece] = e.Payload
+		}
+		stack = append(stack, e.Ptrs...)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package vld
+
+import (
+	"math"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// scanChunk is how many bytes the tail scan reads at once.
+const scanChunk = 1 << 20
+
+type scanned struct {
+	addr Addr
+	e    *ondisk.Entry
+}
+
+// scanForRoot finds the log's root without a tail record. Every entry
+// written since the checkpoint lies in the checkpoint's log window, so only
+// the window is read. The newest group found is accepted only if all its
+// entries are there and every block it covers has the recorded CRC;
+// otherwise it was torn by the crash and the root before it is used.
+func (v *Volume) scanForRoot(ck *ondisk.Checkpoint) (ondisk.Ref, uint64, error) {
+	found := map[uint64]scanned{}
+	var top *scanned
+	nt := v.layout.NumTracks()
+	w := window{start: int(ck.WindowStart), n: int(ck.WindowTracks)}
+	if w.n <= 0 || w.n > nt {
+		w.n = nt
+	}
+	if w.start < 0 || w.start >= nt {
+		w.start = 0
+	}
+	for _, rg := range w.blockRanges(v) {
+		if err := v.scanRange(rg[0], rg[1], ck, found, &top); err != nil {
+			return ondisk.Ref{}, 0, err
+		}
+	}
+	if top == nil {
+		return ondisk.Ref{}, 0, nil
+	}
+	if v.groupComplete(top.e, found) {
+		return ondisk.Ref{Addr: top.addr, Seq: top.e.Seq}, top.e.Seq, nil
+	}
+	v.recovery.Discarded = true
+	root := top.e.PrevRoot
+	if root.Seq <= ck.LogSeq {
+		root = ondisk.Ref{}
+	}
+	return root, top.e.Seq, nil
+}
+
+// blockRanges turns the window's tracks into at most two block ranges.
+func (w window) blockRanges(v *Volume) [][2]int64 {
+	l := v.layout
+	nt := l.NumTracks()
+	end := w.start + w.n
+	trackEnd := func(t int) int64 { return l.TrackStart(t) + int64(l.TrackBlocks(t)) }
+	if end <= nt {
+		return [][2]int64{{l.TrackStart(w.start), trackEnd(end - 1)}}
+	}
+	return [][2]int64{{l.TrackStart(w.start), trackEnd(nt - 1)}, {l.TrackStart(0), trackEnd(end - nt - 1)}}
+}
+
+func (v *Volume) scanRange(lo, hi int64, ck *ondisk.Checkpoint, found map[uint64]scanned, top **scanned) error {
+	per := int64(scanChunk / v.bs)
+	buf := make([]byte, per*int64(v.bs))
+	for a := lo; a < hi; a += per {
+		n := per
+		if a+n > hi {
+			n = hi - a
+		}
+		b := buf[:n*int64(v.bs)]
+		if _, err := v.dev.ReadAt(b, a*int64(v.bs)); err != nil {
+			return err
+		}
+		v.recovery.ScannedBlocks += n
+		for i := int64(0); i < n; i++ {
+			blk := b[i*int64(v.bs) : (i+1)*int64(v.bs)]
+			if string(blk[:8]) != ondisk.EntryMagic {
+				continue
+			}
+			e, err := ondisk.DecodeEntry(blk)
+			if err != nil || e.UUID != v.sb.UUID || e.Seq <= ck.LogSeq {
+				continue
+			}
+			s := scanned{addr: Addr(a + i), e: e}
+			found[e.Seq] = s
+			if *top == nil || e.Seq > (*top).e.Seq {
+				*top = &s
+			}
+		}
+	}
+	return nil
+}
+
+// groupComplete reports whether the group of the newest entry e landed
+// whole: e is its last entry, all its entries were found, and every block
+// it covers holds the recorded contents.
+func (v *Volume) groupComplete(e *ondisk.Entry, found map[uint64]scanned) bool {
+	if e.Seq != e.GroupSeq+uint64(e.GroupCount)-1 {
+		return false
+	}
+	buf := make([]byte, v.bs)
+	for s := e.GroupSeq; s <= e.Seq; s++ {
+		x, ok := found[s]
+		if !ok || x.e.GroupSeq != e.GroupSeq || x.e.GroupCount != e.GroupCount {
+			return false
+		}
+		for _, c := range x.e.Covers {
+			if c.Addr >= v.sb.NumBlocks || v.readRaw(c.Addr, buf) != nil || blockCRC(buf) != c.CRC {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func float64frombits(b uint64) float64 {
+	f := math.Float64frombits(b)
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return 0
+	}
+	return f
+}

@@ -1,0 +1,173 @@
+package vld
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+// logEntry is a virtual-log entry written since the last checkpoint whose
+// block has not been recycled.
+type logEntry struct {
+	ref   ondisk.Ref
+	piece uint32
+	ptrs  []ondisk.Ref
+}
+
+// pieceLoc is where the current version of a piece is.
+type pieceLoc struct {
+	ref    ondisk.Ref
+	inCkpt bool // named by the durable checkpoint's directory
+}
+
+// vlog is the in-memory state of the virtual log: the tree of entries since
+// the last checkpoint (Figure 3b of the virtual-log paper) and the current
+// location and payload of every piece.
+//
+// Invariant: every current version written since the checkpoint is
+// reachable from root through present entries; every present entry is
+// reachable from root (anything else has been recycled).
+type vlog struct {
+	entries map[uint64]*logEntry // present entries, by sequence number
+	root    ondisk.Ref
+	cur     map[uint32]pieceLoc
+	payload map[uint32][]byte
+	nextSeq uint64
+
+	ckpt      ondisk.Checkpoint // the durable checkpoint
+	dirBlocks []Addr            // its directory blocks
+	pinned    []Addr            // obsolete versions its directory still names
+}
+
+func newVlog() *vlog {
+	return &vlog{entries: map[uint64]*logEntry{}, cur: map[uint32]pieceLoc{}, payload: map[uint32][]byte{}, nextSeq: 1}
+}
+
+// isLive reports whether e is the current version of its piece.
+func (g *vlog) isLive(e *logEntry) bool { return g.cur[e.piece].ref == e.ref }
+
+// reach marks in seen every present entry reachable from r, not passing
+// through the entry with sequence number skip (0: none).
+func (g *vlog) reach(r ondisk.Ref, skip uint64, seen map[uint64]bool) {
+	stack := []ondisk.Ref{r}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		e, ok := g.entries[x.Seq]
+		if !ok || e.ref != x || x.Seq == skip || seen[x.Seq] {
+			continue
+		}
+		seen[x.Seq] = true
+		stack = append(stack, e.ptrs...)
+	}
+}
+
+// liveMissing reports whether a live entry reachable from r is not in seen.
+func (g *vlog) liveMissing(r ondisk.Ref, skip uint64, seen map[uint64]bool) (map[uint64]bool, bool) {
+	sub := map[uint64]bool{}
+	g.reach(r, skip, sub)
+	for s := range sub {
+		if !seen[s] && g.isLive(g.entries[s]) {
+			return sub, true
+		}
+	}
+	return sub, false
+}
+
+// add records a new entry for piece, written at ref, as the new root. It
+// returns the back pointers the entry must carry and the blocks that are
+// recycled by it: they may be reused once the entry is durable. Versions
+// named by the durable checkpoint are pinned until the next checkpoint.
+func (g *vlog) add(piece uint32, ref ondisk.Ref) (ptrs []ondisk.Ref, freed []Addr) {
+	old, had := g.cur[piece]
+	var obs *logEntry
+	if had && old.inCkpt {
+		g.pinned = append(g.pinned, old.ref.Addr)
+	} else if had {
+		obs = g.entries[old.ref.Seq]
+	}
+	g.cur[piece] = pieceLoc{ref: ref}
+	skip := uint64(0)
+	if obs != nil {
+		skip = obs.ref.Seq
+	}
+	seen := map[uint64]bool{}
+	if !g.root.IsZero() && g.root.Seq != skip {
+		ptrs = append(ptrs, g.root)
+		g.reach(g.root, skip, seen)
+	}
+	if obs != nil {
+		// The obsolete entry's children lose their path through it: the new
+		// root adopts those that lead to live entries.
+		for _, c := range obs.ptrs {
+			if seen[c.Seq] {
+				continue
+			}
+			if sub, need := g.liveMissing(c, skip, seen); need {
+				ptrs = append(ptrs, c)
+				for s := range sub {
+					seen[s] = true
+				}
+			}
+		}
+		if len(ptrs) > ondisk.MaxPtrs {
+			// Too many orphans for one entry: keep the obsolete entry as an
+			// interior node until the next checkpoint instead.
+			ptrs = []ondisk.Ref{g.root}
+		} else {
+			delete(g.entries, obs.ref.Seq)
+			freed = append(freed, obs.ref.Addr)
+		}
+	}
+	g.entries[ref.Seq] = &logEntry{ref: ref, piece: piece, ptrs: ptrs}
+	g.root = ref
+	return ptrs, append(freed, g.collect()...)
+}
+
+// collect recycles present entries no longer reachable from the root.
+func (g *vlog) collect() []Addr {
+	seen := map[uint64]bool{}
+	g.reach(g.root, 0, seen)
+	var freed []Addr
+	for s, e := range g.entries {
+		if !seen[s] {
+			freed = append(freed, e.ref.Addr)
+			delete(g.entries, s)
+		}
+	}
+	sort.Slice(freed, func(i, j int) bool { return freed[i] < freed[j] })
+	return freed
+}
+
+// check verifies the tree invariant.
+func (g *vlog) check() error {
+	seen := map[uint64]bool{}
+	if !g.root.IsZero() {
+		if _, ok := g.entries[g.root.Seq]; !ok {
+			return fmt.Errorf("virtual log: root seq %d is not present: %w", g.root.Seq, ErrCorrupt)
+		}
+		g.reach(g.root, 0, seen)
+	}
+	for s, e := range g.entries {
+		if !seen[s] {
+			return fmt.Errorf("virtual log: entry seq %d at %d unreachable but not recycled: %w", s, e.ref.Addr, ErrCorrupt)
+		}
+		if len(e.ptrs) > ondisk.MaxPtrs {
+			return fmt.Errorf("virtual log: entry seq %d has %d pointers: %w", s, len(e.ptrs), ErrCorrupt)
+		}
+	}
+	for p, l := range g.cur {
+		if l.inCkpt {
+			continue
+		}
+		e, ok := g.entries[l.ref.Seq]
+		if !ok || e.ref != l.ref || e.piece != p {
+			return fmt.Errorf("virtual log: piece %d current version seq %d not in the tree: %w", p, l.ref.Seq, ErrCorrupt)
+		}
+		if !seen[l.ref.Seq] {
+			return fmt.Errorf("virtual log: piece %d current version seq %d unreachable from the root: %w", p, l.ref.Seq, ErrCorrupt)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package vld
+
+import (
+	"fmt"
+	"hash/crc32"
+	"sync"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/ondisk"
+)
+
+const (
+	phaseMount = iota
+	phaseRun
+	phaseClosed
+)
+
+// Volume is an open VLD volume. It is safe for concurrent use.
+type Volume struct {
+	commitMu sync.Mutex // serialises Commit, checkpoints and Close
+	mu       sync.Mutex // guards everything below
+
+	dev    device.Device
+	sb     *ondisk.Superblock
+	model  *disk.Model
+	layout *disk.Layout
+	bs     int
+	opts   Options
+
+	alloc *allocator
+	m     *mech
+	log   *vlog
+	phase int
+	// failed is set when a device error leaves memory ahead of the disk;
+	// every later call returns it.
+	failed error
+
+	written  map[Addr]uint32 // blocks written since the last commit snapshot, with their CRC
+	pending  map[Addr]bool   // freed since the last commit snapshot
+	reserve  int64
+	stats    Stats
+	recovery RecoveryInfo
+	buf      []byte // one block, for metadata I/O under mu
+}
+
+// RecoveryInfo says how the last Open found the log.
+type RecoveryInfo struct {
+	Clean         bool  // the tail record was valid
+	ScannedBlocks int64 // blocks read by the tail scan (0 if clean)
+	Entries       int   // log entries reached from the root
+	Discarded     bool  // the newest commit group was incomplete and ignored
+	CheckpointSeq uint64
+	WallMs        float64
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func blockCRC(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// BlockSize is the size of every block in bytes.
+func (v *Volume) BlockSize() int { return v.bs }
+
+// NumBlocks is the number of blocks on the volume, fixed ones included.
+func (v *Volume) NumBlocks() uint64 { return v.sb.NumBlocks }
+
+// PayloadSize is the size of one piece payload.
+func (v *Volume) PayloadSize() int { return ondisk.PayloadSize(v.bs) }
+
+// AppData returns the client's superblock data.
+func (v *Volume) AppData() []byte { return append([]byte(nil), v.sb.AppData...) }
+
+// Kind is the client kind recorded at format time.
+func (v *Volume) Kind() string { return v.sb.Kind }
+
+// UUID identifies this format of the volume.
+func (v *Volume) UUID() ondisk.UUID { return v.sb.UUID }
+
+// Model is the simulated disk.
+func (v *Volume) Model() *disk.Model { return v.model }
+
+// Layout is the block layout of the simulated disk.
+func (v *Volume) Layout() *disk.Layout { return v.layout }
+
+// Recovery reports how Open found the log.
+func (v *Volume) Recovery() RecoveryInfo { return v.recovery }
+
+// Pieces returns a copy of the current payload of every piece.
+func (v *Volume) Pieces() map[uint32][]byte {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[uint32][]byte, len(v.log.payload))
+	for p, b := range v.log.payload {
+		out[p] = append([]byte(nil), b...)
+	}
+	return out
+}
+
+// FreeBlocks is the number of free blocks data writes may still use.
+func (v *Volume) FreeBlocks() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if f := v.alloc.free - v.reserve; f > 0 {
+		return f
+	}
+	return 0
+}
+
+// Stats returns a snapshot of the counters.
+func (v *Volume) Stats() Stats {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	s := v.stats
+	s.SimNowMs = v.m.now
+	s.TotalBlocks = int64(v.sb.NumBlocks)
+	s.FreeBlocks = v.alloc.free
+	s.LogLength = int64(len(v.log.entries))
+	s.Clock = "simulated"
+	if v.opts.Clock == ClockReal {
+		s.Clock = "real-time"
+	}
+	s.AllocDecisions = v.alloc.decisions
+	return s
+}
+
+// Idle lets ms of simulated time pass with no request (think time).
+func (v *Volume) Idle(ms float64) {
+	v.mu.Lock()
+	v.m.idle(ms)
+	v.mu.Unlock()
+}
+
+// NowMs is the simulated clock.
+func (v *Volume) NowMs() float64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.m.now
+}
+
+func (v *Volume) usableLocked(running bool) error {
+	if v.failed != nil {
+		return v.failed
+	}
+	if v.phase == phaseClosed {
+		return ErrClosed
+	}
+	if running && v.phase != phaseRun {
+		return fmt.Errorf("volume not started: %w", ErrPhase)
+	}
+	return nil
+}
+
+func (v *Volume) checkAddr(a Addr) error {
+	if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks {
+		return fmt.Errorf("block %d outside [%d, %d): %w", a, ondisk.FixedBlocks, v.sb.NumBlocks, ErrInvalid)
+	}
+	return nil
+}
+
+func defaultReserve(nb int64) int64 {
+	r := nb / 100
+	if r < 32 {
+		r = 32
+	}
+	if r > 8192 {
+		r = 8192
+	}
+	if r > nb/4 {
+		r = nb / 4
+	}
+	return r
+}

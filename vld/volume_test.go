@@ -1,0 +1,168 @@
+package vld
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+func TestFormatOpenRoundTrip(t *testing.T) {
+	v, dev := newTestVolume(t, "st19101", 64<<20, Options{})
+	data := [][]byte{block(v.BlockSize(), 1), block(v.BlockSize(), 2), block(v.BlockSize(), 3)}
+	addrs, err := v.WriteBlocks(data, WriteOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := []byte("piece seven")
+	if err := v.Commit(map[uint32][]byte{7: payload, 9: []byte("nine")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(addrs); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := Open(keepOpen{dev}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v2.Recovery().Clean {
+		t.Errorf("clean close not recognised: %+v", v2.Recovery())
+	}
+	p := v2.Pieces()
+	if !bytes.HasPrefix(p[7], payload) || !bytes.HasPrefix(p[9], []byte("nine")) || len(p) != 2 {
+		t.Fatalf("pieces after reopen: %v", p)
+	}
+	for i, a := range addrs {
+		if err := v2.MarkLive(a); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, v2.BlockSize())
+		if err := v2.ReadBlock(a, buf); err != nil || !bytes.Equal(buf, data[i]) {
+			t.Fatalf("block %d: %v", a, err)
+		}
+	}
+	if err := v2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := v2.Check(addrs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenRejectsBadImages(t *testing.T) {
+	v, dev := newTestVolume(t, "st19101", 16<<20, Options{})
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	img := dev.Bytes()
+	cases := []struct {
+		name string
+		img  []byte
+		want error
+	}{
+		{"zeroed", make([]byte, 16<<20), ErrNotFormatted},
+		{"foreign", append([]byte("\x7fELF"), make([]byte, 16<<20)...), ErrNotFormatted},
+		{"tiny", make([]byte, 100), ErrNotFormatted},
+		{"truncated", img[:8<<20], ErrCorrupt},
+		{"flipped superblock byte", flip(img, 100), ErrCorrupt},
+		{"both checkpoints gone", zeroBlocks(img, v.BlockSize(), 1, 2), ErrCorrupt},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Open(device.MemFrom(c.img), Options{})
+			if !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+func flip(img []byte, off int) []byte {
+	c := append([]byte(nil), img...)
+	c[off] ^= 0xff
+	return c
+}
+
+func zeroBlocks(img []byte, bs int, blocks ...int) []byte {
+	c := append([]byte(nil), img...)
+	for _, b := range blocks {
+		clear(c[b*bs : (b+1)*bs])
+	}
+	return c
+}
+
+func TestFreeAndReuse(t *testing.T) {
+	v, _ := newTestVolume(t, "st19101", 16<<20, Options{})
+	bs := v.BlockSize()
+	a, err := v.WriteBlocks([][]byte{block(bs, 1)}, WriteOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Free(a[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Free(a[0]); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("double free before release: %v", err)
+	}
+	if err := v.Check(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Commit(map[uint32][]byte{0: {2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Free(a[0]); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("double free after release: %v", err)
+	}
+}
+
+func TestNoSpaceAndReserve(t *testing.T) {
+	v, _ := newTestVolume(t, "st19101", 4<<20, Options{})
+	bs := v.BlockSize()
+	var live []Addr
+	for {
+		a, err := v.WriteBlocks([][]byte{block(bs, 5)}, WriteOpts{})
+		if errors.Is(err, ErrNoSpace) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, a...)
+	}
+	if v.FreeBlocks() != 0 {
+		t.Fatalf("data writes refused with %d free", v.FreeBlocks())
+	}
+	// Metadata can still be written and committed.
+	m, err := v.WriteBlocks([][]byte{block(bs, 6)}, WriteOpts{Meta: true})
+	if err != nil {
+		t.Fatalf("meta write in reserve: %v", err)
+	}
+	live = append(live, m...)
+	if err := v.Commit(map[uint32][]byte{1: {1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(live); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range live[:10] {
+		if err := v.Free(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.Commit(map[uint32][]byte{1: {2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.WriteBlocks([][]byte{block(bs, 7)}, WriteOpts{}); err != nil {
+		t.Fatalf("write after freeing: %v", err)
+	}
+}

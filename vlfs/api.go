@@ -1,0 +1,141 @@
+package vlfs
+
+import (
+	"errors"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// Ino is an inode number. RootIno is the root directory; 0 is never used.
+type Ino uint64
+
+// RootIno is the inode number of the root directory.
+const RootIno Ino = 1
+
+// Attr are the attributes of one inode, as FUSE's getattr wants them.
+type Attr struct {
+	Ino                 Ino
+	Mode                uint32 // S_IFMT type bits | permission bits, as syscall.S_IF*
+	Nlink               uint32
+	Uid, Gid            uint32
+	Rdev                uint32
+	Size                uint64
+	Blocks              uint64 // 512-byte units actually allocated
+	Atime, Mtime, Ctime time.Time
+	Gen                 uint64
+}
+
+// SetAttrMask selects the fields of a SetAttr that apply.
+type SetAttrMask uint32
+
+// SetAttr mask bits.
+const (
+	SetMode SetAttrMask = 1 << iota
+	SetUid
+	SetGid
+	SetSize
+	SetAtime
+	SetMtime
+	SetAtimeNow
+	SetMtimeNow
+	SetCtime
+)
+
+// SetAttr is a setattr request: only the fields named by Mask apply.
+type SetAttr struct {
+	Mask                SetAttrMask
+	Mode, Uid, Gid      uint32
+	Size                uint64
+	Atime, Mtime, Ctime time.Time
+}
+
+// DirEntry is one directory entry as ReadDir returns it.
+type DirEntry struct {
+	Name string
+	Ino  Ino
+	Mode uint32 // S_IFMT type bits only
+}
+
+// StatFS are the figures statfs reports, in blocks of Bsize bytes.
+type StatFS struct {
+	Blocks, Bfree, Bavail, Files, Ffree uint64
+	Bsize, Namelen                      uint32
+}
+
+// Options tune a mounted file system. The zero value is the default.
+type Options struct {
+	Clock           vld.Clock
+	DirtyLimitBytes int64         // buffered dirty data before writers flush; default 64 MiB
+	FlushInterval   time.Duration // age after which the background flusher commits; default 5s
+	ReadOnly        bool
+	Logf            func(string, ...any)
+}
+
+// MkfsOptions describe a new file system.
+type MkfsOptions struct {
+	Model     *disk.Model
+	BlockSize int // default 4096
+	Progress  func(done, total int64)
+}
+
+// Flags of Rename, as linux renameat2(2).
+const (
+	RenameNoReplace uint32 = 1 << 0
+	RenameExchange  uint32 = 1 << 1
+)
+
+// Flags of Setxattr, as linux setxattr(2).
+const (
+	XattrCreate  uint32 = 1
+	XattrReplace uint32 = 2
+)
+
+// Fallocate modes, as linux fallocate(2). Mode 0 and FallocKeepSize are
+// supported; anything else is ErrNotSupported.
+const (
+	FallocKeepSize uint32 = 0x01
+)
+
+// MaxNameLen is the longest file name, in bytes.
+const MaxNameLen = 255
+
+// Sentinel errors. Every error returned by this package that has one of these
+// causes wraps it; test with errors.Is. The FUSE adapter maps them to errnos.
+var (
+	ErrNotExist     = errors.New("vlfs: no such file or directory")
+	ErrExist        = errors.New("vlfs: file exists")
+	ErrNotDir       = errors.New("vlfs: not a directory")
+	ErrIsDir        = errors.New("vlfs: is a directory")
+	ErrNotEmpty     = errors.New("vlfs: directory not empty")
+	ErrNameTooLong  = errors.New("vlfs: file name too long")
+	ErrNoSpace      = errors.New("vlfs: no space left on device")
+	ErrInvalid      = errors.New("vlfs: invalid argument")
+	ErrNoXattr      = errors.New("vlfs: no such attribute")
+	ErrXattrRange   = errors.New("vlfs: attribute name or value too large")
+	ErrFileTooBig   = errors.New("vlfs: file too large")
+	ErrNotSupported = errors.New("vlfs: operation not supported")
+	ErrReadOnly     = errors.New("vlfs: read-only file system")
+	ErrCorrupt      = errors.New("vlfs: corrupt file system")
+	ErrNeedsRepair  = errors.New("vlfs: file system needs repair")
+	ErrPerm         = errors.New("vlfs: operation not permitted")
+)
+
+// OpStats count one kind of operation.
+type OpStats struct {
+	Count int64
+	Bytes int64
+}
+
+// Stats are the file system's counters since mount.
+type Stats struct {
+	Ops          map[string]OpStats // per operation kind: "read", "write", "create", "fsync", ...
+	Fsyncs       int64              // Fsync + Sync calls
+	Commits      int64              // volume commits issued by the file system
+	GroupedSyncs int64              // fsyncs satisfied by another caller's commit
+	DirtyBytes   int64              // buffered data not yet written to the volume
+	Inodes       int64              // allocated inodes
+	Utilization  float64            // fraction of client blocks in use
+	Vol          vld.Stats          // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
+}

@@ -1,0 +1,179 @@
+package fusefs
+
+import (
+	"sync/atomic"
+	"time"
+
+	"bazil.org/fuse"
+)
+
+// opcode indexes the per-request counters.
+type opcode int
+
+const (
+	opUnknown opcode = iota
+	opLookup
+	opForget
+	opGetattr
+	opSetattr
+	opReadlink
+	opSymlink
+	opMknod
+	opMkdir
+	opUnlink
+	opRmdir
+	opRename
+	opLink
+	opOpen
+	opOpendir
+	opRead
+	opReaddir
+	opWrite
+	opStatfs
+	opRelease
+	opReleasedir
+	opFsync
+	opFsyncdir
+	opSetxattr
+	opGetxattr
+	opListxattr
+	opRemovexattr
+	opFlush
+	opAccess
+	opCreate
+	opInterrupt
+	opDestroy
+	opFallocate
+	opLock
+	opPoll
+	numOpcodes
+)
+
+// opcodeNames are the counter names in reports (the FUSE opcode names,
+// lower case).
+var opcodeNames = [numOpcodes]string{
+	"unknown", "lookup", "forget", "getattr", "setattr", "readlink",
+	"symlink", "mknod", "mkdir", "unlink", "rmdir", "rename", "link", "open",
+	"opendir", "read", "readdir", "write", "statfs", "release", "releasedir",
+	"fsync", "fsyncdir", "setxattr", "getxattr", "listxattr", "removexattr",
+	"flush", "access", "create", "interrupt", "destroy", "fallocate", "lock",
+	"poll",
+}
+
+// OpCount is what the server counted for one FUSE opcode.
+type OpCount struct {
+	Count  int64 `json:"count"`
+	Errors int64 `json:"errors"`
+	// WallUsMean is the mean wall-clock time spent answering, in µs,
+	// from the request's arrival in the server to its answer.
+	WallUsMean float64 `json:"wall_us_mean"`
+}
+
+type counter struct{ count, errors, nanos atomic.Int64 }
+
+// counters are per-opcode request counters, updated without locks.
+type counters [numOpcodes]counter
+
+func (c *counters) add(op opcode, failed bool, d time.Duration) {
+	k := &c[op]
+	k.count.Add(1)
+	k.nanos.Add(int64(d))
+	if failed {
+		k.errors.Add(1)
+	}
+}
+
+// snapshot returns the non-zero counters by name.
+func (c *counters) snapshot() map[string]OpCount {
+	m := make(map[string]OpCount)
+	for i := range c {
+		n := c[i].count.Load()
+		if n == 0 {
+			continue
+		}
+		m[opcodeNames[i]] = OpCount{
+			Count:      n,
+			Errors:     c[i].errors.Load(),
+			WallUsMean: float64(c[i].nanos.Load()) / float64(n) / 1e3,
+		}
+	}
+	return m
+}
+
+// opcodeOf classifies a request for the counters.
+func opcodeOf(req fuse.Request) opcode {
+	switch r := req.(type) {
+	case *fuse.LookupRequest:
+		return opLookup
+	case *fuse.ForgetRequest, *fuse.BatchForgetRequest:
+		return opForget
+	case *fuse.GetattrRequest:
+		return opGetattr
+	case *fuse.SetattrRequest:
+		return opSetattr
+	case *fuse.ReadlinkRequest:
+		return opReadlink
+	case *fuse.SymlinkRequest:
+		return opSymlink
+	case *fuse.MknodRequest:
+		return opMknod
+	case *fuse.MkdirRequest:
+		return opMkdir
+	case *fuse.RemoveRequest:
+		return pick(r.Dir, opRmdir, opUnlink)
+	case *fuse.RenameRequest:
+		return opRename
+	case *fuse.LinkRequest:
+		return opLink
+	case *fuse.OpenRequest:
+		return pick(r.Dir, opOpendir, opOpen)
+	case *fuse.ReadRequest:
+		return pick(r.Dir, opReaddir, opRead)
+	case *fuse.WriteRequest:
+		return opWrite
+	case *fuse.ReleaseRequest:
+		return pick(r.Dir, opReleasedir, opRelease)
+	case *fuse.FsyncRequest:
+		return pick(r.Dir, opFsyncdir, opFsync)
+	}
+	return opcodeOfRest(req)
+}
+
+func opcodeOfRest(req fuse.Request) opcode {
+	switch req.(type) {
+	case *fuse.StatfsRequest:
+		return opStatfs
+	case *fuse.SetxattrRequest:
+		return opSetxattr
+	case *fuse.GetxattrRequest:
+		return opGetxattr
+	case *fuse.ListxattrRequest:
+		return opListxattr
+	case *fuse.RemovexattrRequest:
+		return opRemovexattr
+	case *fuse.FlushRequest:
+		return opFlush
+	case *fuse.AccessRequest:
+		return opAccess
+	case *fuse.CreateRequest:
+		return opCreate
+	case *fuse.InterruptRequest:
+		return opInterrupt
+	case *fuse.DestroyRequest:
+		return opDestroy
+	case *fuse.FAllocateRequest:
+		return opFallocate
+	case *fuse.LockRequest, *fuse.LockWaitRequest, *fuse.UnlockRequest, *fuse.QueryLockRequest:
+		return opLock
+	case *fuse.PollRequest:
+		return opPoll
+	}
+	return opUnknown
+}
+
+func pick(dir bool, d, f opcode) opcode {
+	if dir {
+		return d
+	}
+	return f
+}

@@ -1,0 +1,59 @@
+package fusefs
+
+import (
+	"errors"
+	"syscall"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// errnoOf is the one table turning vlfs sentinels into errnos. Order
+// matters only if an error wraps two sentinels; the more specific comes
+// first.
+var errnoOf = []struct {
+	err   error
+	errno syscall.Errno
+}{
+	{vlfs.ErrNotExist, syscall.ENOENT},
+	{vlfs.ErrExist, syscall.EEXIST},
+	{vlfs.ErrNotDir, syscall.ENOTDIR},
+	{vlfs.ErrIsDir, syscall.EISDIR},
+	{vlfs.ErrNotEmpty, syscall.ENOTEMPTY},
+	{vlfs.ErrNameTooLong, syscall.ENAMETOOLONG},
+	{vlfs.ErrNoSpace, syscall.ENOSPC},
+	{vlfs.ErrInvalid, syscall.EINVAL},
+	{vlfs.ErrNoXattr, syscall.ENODATA},
+	{vlfs.ErrXattrRange, syscall.ERANGE},
+	{vlfs.ErrFileTooBig, syscall.EFBIG},
+	{vlfs.ErrNotSupported, syscall.EOPNOTSUPP},
+	{vlfs.ErrReadOnly, syscall.EROFS},
+	{vlfs.ErrPerm, syscall.EPERM},
+	{vlfs.ErrCorrupt, syscall.EIO},
+	{vlfs.ErrNeedsRepair, syscall.EIO},
+	// In case the core lets a volume error through unwrapped.
+	{vld.ErrNoSpace, syscall.ENOSPC},
+	{vld.ErrReadOnly, syscall.EROFS},
+}
+
+// toErrno maps err to an errno. known is false for errors outside the table
+// (they become EIO and deserve a log line); corruption is known but also
+// worth logging, see shouldLog.
+func toErrno(err error) (errno syscall.Errno, known bool) {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return e, true // raised by this package itself
+	}
+	for _, m := range errnoOf {
+		if errors.Is(err, m.err) {
+			return m.errno, true
+		}
+	}
+	return syscall.EIO, false
+}
+
+// shouldLog reports whether an error answered to the kernel is a fault of
+// the file system rather than of the caller.
+func shouldLog(err error, known bool) bool {
+	return !known || errors.Is(err, vlfs.ErrCorrupt) || errors.Is(err, vlfs.ErrNeedsRepair)
+}

@@ -1,0 +1,103 @@
+package fusefs
+
+import (
+	"errors"
+	"io"
+	"syscall"
+
+	"bazil.org/fuse"
+)
+
+func (s *Server) open(r *fuse.OpenRequest) error {
+	if r.Dir {
+		if _, err := s.fs.GetAttr(ino(r.Node)); err != nil {
+			return err
+		}
+		h := s.handles.add(&handle{ino: ino(r.Node)})
+		r.Respond(&fuse.OpenResponse{Handle: h})
+		return nil
+	}
+	n := ino(r.Node)
+	a, err := s.fs.GetAttr(n)
+	if err != nil {
+		return err
+	}
+	if err := s.fs.Open(n); err != nil {
+		return err
+	}
+	var flags fuse.OpenResponseFlags
+	if s.stamps.unchanged(a) {
+		flags |= fuse.OpenKeepCache
+	}
+	s.stamps.record(a)
+	r.Respond(&fuse.OpenResponse{Flags: flags})
+	return nil
+}
+
+func (s *Server) release(r *fuse.ReleaseRequest) error {
+	if r.Dir {
+		s.handles.remove(r.Handle)
+		r.Respond()
+		return nil
+	}
+	n := ino(r.Node)
+	// The kernel has written its dirty pages back by now (close flushes
+	// them), so what vlfs holds is what its page cache holds.
+	if a, err := s.fs.GetAttr(n); err == nil {
+		s.stamps.record(a)
+	}
+	if err := s.fs.Release(n); err != nil {
+		return err
+	}
+	r.Respond()
+	return nil
+}
+
+func (s *Server) read(r *fuse.ReadRequest) error {
+	if r.Dir {
+		return s.readdir(r)
+	}
+	bp := s.bufs.Get().(*[]byte)
+	defer s.bufs.Put(bp)
+	buf := *bp
+	if r.Size > len(buf) {
+		buf = make([]byte, r.Size)
+	}
+	n, err := s.fs.Read(ino(r.Node), r.Offset, buf[:r.Size])
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	r.Respond(&fuse.ReadResponse{Data: buf[:n]}) // copies buf
+	return nil
+}
+
+func (s *Server) write(r *fuse.WriteRequest) error {
+	n, err := s.fs.Write(ino(r.Node), r.Offset, r.Data)
+	if err != nil {
+		return err
+	}
+	r.Respond(&fuse.WriteResponse{Size: n})
+	return nil
+}
+
+// fsyncDataOnly is bit 0 of fuse_fsync_in.fsync_flags (FUSE_FSYNC_FDATASYNC).
+const fsyncDataOnly = 1
+
+func (s *Server) fsync(r *fuse.FsyncRequest) error {
+	if err := s.fs.Fsync(ino(r.Node), r.Flags&fsyncDataOnly != 0); err != nil {
+		return err
+	}
+	r.Respond()
+	return nil
+}
+
+func (s *Server) fallocate(r *fuse.FAllocateRequest) error {
+	if r.Offset > 1<<63-1 || r.Length > 1<<63-1 {
+		return syscall.EFBIG
+	}
+	if err := s.fs.Fallocate(ino(r.Node), uint32(r.Mode), int64(r.Offset), int64(r.Length)); err != nil {
+		return err
+	}
+	r.Respond()
+	return nil
+}

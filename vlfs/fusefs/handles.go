@@ -1,0 +1,84 @@
+package fusefs
+
+import (
+	"sync"
+	"time"
+
+	"bazil.org/fuse"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// handle is the state of an open directory or stats file. Regular files need
+// none (the kernel names the inode in every request) and get handle 0.
+type handle struct {
+	ino vlfs.Ino
+
+	mu   sync.Mutex // guards data and ends
+	data []byte     // encoded dirents, or the stats file's content
+	ends []int      // for a directory: end offset of each dirent in data
+}
+
+// handleTable maps handle ids to open directories and stats files.
+type handleTable struct {
+	mu   sync.Mutex
+	next fuse.HandleID
+	m    map[fuse.HandleID]*handle
+}
+
+func (t *handleTable) init() { t.m = make(map[fuse.HandleID]*handle) }
+
+func (t *handleTable) add(h *handle) fuse.HandleID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next++
+	t.m[t.next] = h
+	return t.next
+}
+
+func (t *handleTable) get(id fuse.HandleID) *handle {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[id]
+}
+
+func (t *handleTable) remove(id fuse.HandleID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m, id)
+}
+
+// stamp identifies a version of a file's data as the kernel last saw it.
+type stamp struct {
+	size  uint64
+	mtime time.Time
+}
+
+// stampTable remembers, per inode, the size and mtime at the last open or
+// release, so that an open of an unchanged file keeps the kernel's page
+// cache (FOPEN_KEEP_CACHE) instead of dropping it. An inode's stamp is
+// dropped when the kernel forgets the inode.
+type stampTable struct {
+	mu sync.Mutex
+	m  map[vlfs.Ino]stamp
+}
+
+func (t *stampTable) init() { t.m = make(map[vlfs.Ino]stamp) }
+
+func (t *stampTable) record(a vlfs.Attr) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.m[a.Ino] = stamp{a.Size, a.Mtime}
+}
+
+func (t *stampTable) unchanged(a vlfs.Attr) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.m[a.Ino]
+	return ok && st.size == a.Size && st.mtime.Equal(a.Mtime)
+}
+
+func (t *stampTable) drop(n vlfs.Ino) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m, n)
+}

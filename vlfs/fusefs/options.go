@@ -1,0 +1,126 @@
+package fusefs
+
+import (
+	"log"
+	"time"
+
+	"bazil.org/fuse"
+)
+
+// Defaults of Options.
+const (
+	DefaultReaders      = 4
+	DefaultMaxReaders   = 32
+	DefaultEntryTimeout = time.Second
+	DefaultAttrTimeout  = time.Second
+	DefaultStatsFile    = ".vlfs-stats"
+	// DefaultMaxReadahead is offered to the kernel, which caps it at its own
+	// limit; 0 would turn readahead off.
+	DefaultMaxReadahead = 1 << 20
+	// preferredIOSize is st_blksize: as large as one FUSE write (bazil's
+	// limit is 128 KiB), so that cp and stdio use buffers that need one
+	// round trip each.
+	preferredIOSize = 128 << 10
+)
+
+// Options tune a mount. The zero value is the default.
+type Options struct {
+	// Readers is the number of goroutines reading requests (default 4);
+	// MaxReaders caps the extra readers started while all are busy
+	// (default 32).
+	Readers, MaxReaders int
+	// EntryTimeout and AttrTimeout are how long the kernel may cache names
+	// and attributes (default 1 s each; negative means 0). Every change
+	// goes through this mount, so the caches cannot go stale behind the
+	// kernel's back.
+	EntryTimeout, AttrTimeout time.Duration
+	// NoWritebackCache turns the kernel's writeback cache off: every
+	// write(2) then becomes a FUSE write request.
+	NoWritebackCache bool
+	// ReadOnly mounts read-only (the vlfs.FS must be read-only too).
+	ReadOnly bool
+	// AllowOther lets other users in (root, or user_allow_other in
+	// /etc/fuse.conf); AllowDev and AllowSUID honour device files and
+	// set-id bits; NonEmpty allows mounting over a non-empty directory.
+	AllowOther, AllowDev, AllowSUID, NonEmpty bool
+	// FSName is the source shown in /proc/mounts (default "vlfs").
+	FSName string
+	// MaxReadahead in bytes (default 1 MiB, capped by the kernel).
+	MaxReadahead uint32
+	// StatsFile names the virtual stats file in the root directory
+	// (default ".vlfs-stats"); "-" disables it.
+	StatsFile string
+	// Image is reported in the stats file (informational).
+	Image string
+	// Debug, when set, receives one line per request and per answer.
+	Debug func(msg string)
+	// Logf receives errors that are not the caller's fault (default: the
+	// standard logger).
+	Logf func(format string, args ...any)
+}
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Readers <= 0 {
+		o.Readers = DefaultReaders
+	}
+	if o.MaxReaders < o.Readers {
+		o.MaxReaders = max(DefaultMaxReaders, o.Readers)
+	}
+	o.EntryTimeout = timeout(o.EntryTimeout, DefaultEntryTimeout)
+	o.AttrTimeout = timeout(o.AttrTimeout, DefaultAttrTimeout)
+	if o.FSName == "" {
+		o.FSName = "vlfs"
+	}
+	if o.MaxReadahead == 0 {
+		o.MaxReadahead = DefaultMaxReadahead
+	}
+	if o.StatsFile == "" {
+		o.StatsFile = DefaultStatsFile
+	}
+	if o.Logf == nil {
+		o.Logf = log.Printf
+	}
+	return o
+}
+
+func timeout(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// mountOptions are what bazil.org/fuse passes to fusermount3 and to INIT.
+func (o Options) mountOptions() []fuse.MountOption {
+	opts := []fuse.MountOption{
+		fuse.FSName(o.FSName),
+		fuse.Subtype("vlfs"),
+		// Permission checks are the kernel's (vlfs leaves them out).
+		fuse.DefaultPermissions(),
+		fuse.MaxReadahead(o.MaxReadahead),
+		fuse.AsyncRead(),
+	}
+	if !o.NoWritebackCache && !o.ReadOnly {
+		opts = append(opts, fuse.WritebackCache())
+	}
+	flags := []struct {
+		on  bool
+		opt fuse.MountOption
+	}{
+		{o.ReadOnly, fuse.ReadOnly()},
+		{o.AllowOther, fuse.AllowOther()},
+		{o.AllowDev, fuse.AllowDev()},
+		{o.AllowSUID, fuse.AllowSUID()},
+		{o.NonEmpty, fuse.AllowNonEmptyMount()},
+	}
+	for _, f := range flags {
+		if f.on {
+			opts = append(opts, f.opt)
+		}
+	}
+	return opts
+}

@@ -1,0 +1,113 @@
+package fusefs
+
+import (
+	"os"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// Report is what `vlfs stats` shows and what the stats file holds, as JSON.
+// Times name their clock: *_wall_* is wall-clock time, sim_* is the
+// simulated disk's time (virtual or real-time-emulated, see Clock).
+type Report struct {
+	Source      string  `json:"source"` // "mount" (live) or "image" (opened read-only)
+	Image       string  `json:"image,omitempty"`
+	Mountpoint  string  `json:"mountpoint,omitempty"`
+	PID         int     `json:"pid,omitempty"`
+	UptimeWallS float64 `json:"uptime_wall_s,omitempty"`
+	Clock       string  `json:"clock"` // the volume's clock: "simulated" or "real-time"
+
+	Ops          map[string]OpBytes `json:"ops"` // file-system operations by kind
+	Fsyncs       int64              `json:"fsyncs"`
+	Commits      int64              `json:"commits"`
+	GroupedSyncs int64              `json:"grouped_syncs"` // fsyncs served by another caller's commit
+	DirtyBytes   int64              `json:"dirty_bytes"`
+	Inodes       int64              `json:"inodes"`
+
+	Device      DeviceCounts `json:"device"`
+	Sim         SimTime      `json:"sim"`       // all simulated service time
+	WriteSim    SimTime      `json:"write_sim"` // the part spent on writes
+	SimNowMs    float64      `json:"sim_now_ms"`
+	MeanWriteMs float64      `json:"mean_write_sim_ms"` // simulated time per device write request
+
+	Utilization float64 `json:"utilization"` // fraction of client blocks in use
+	TotalBlocks int64   `json:"total_blocks"`
+	FreeBlocks  int64   `json:"free_blocks"`
+	LogEntries  int64   `json:"log_entries"` // virtual-log entries written
+	LogLength   int64   `json:"log_length"`  // live entries since the last checkpoint
+	Checkpoints int64   `json:"checkpoints"`
+
+	FUSE         map[string]OpCount `json:"fuse,omitempty"` // requests by opcode
+	FUSERequests int64              `json:"fuse_requests"`
+	Readers      int                `json:"fuse_readers,omitempty"`
+}
+
+// OpBytes count one kind of file-system operation.
+type OpBytes struct {
+	Count int64 `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// DeviceCounts are the volume's device requests.
+type DeviceCounts struct {
+	Reads         int64 `json:"reads"`
+	Writes        int64 `json:"writes"`
+	BlocksRead    int64 `json:"blocks_read"`
+	BlocksWritten int64 `json:"blocks_written"`
+	Flushes       int64 `json:"flushes"`
+}
+
+// SimTime is simulated service time split as in the virtual-log paper's
+// Figure 9, in simulated milliseconds.
+type SimTime struct {
+	OverheadMs float64 `json:"overhead_ms"` // controller (SCSI) command overhead
+	TransferMs float64 `json:"transfer_ms"`
+	LocateMs   float64 `json:"locate_ms"` // seek + head switch + rotation
+	OtherMs    float64 `json:"other_ms"`
+	TotalMs    float64 `json:"total_ms"`
+}
+
+func simTime(b vld.Breakdown) SimTime {
+	return SimTime{b.OverheadMs, b.TransferMs, b.LocateMs, b.OtherMs, b.Total()}
+}
+
+// ReportOf builds a report from file-system counters alone (Source
+// "image"); a Server adds its FUSE counters.
+func ReportOf(st vlfs.Stats) Report {
+	v := st.Vol
+	r := Report{
+		Source: "image", Clock: v.Clock,
+		Ops:    make(map[string]OpBytes, len(st.Ops)),
+		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
+		DirtyBytes: st.DirtyBytes, Inodes: st.Inodes,
+		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
+		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
+		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,
+		LogEntries: v.LogEntries, LogLength: v.LogLength, Checkpoints: v.Checkpoints,
+	}
+	for k, o := range st.Ops {
+		r.Ops[k] = OpBytes{o.Count, o.Bytes}
+	}
+	if v.Writes > 0 {
+		r.MeanWriteMs = v.WriteSim.Total() / float64(v.Writes)
+	}
+	return r
+}
+
+// Report returns the live counters of the mount.
+func (s *Server) Report() Report {
+	r := ReportOf(s.fs.Stats())
+	r.Source = "mount"
+	r.Image = s.opt.Image
+	r.Mountpoint = s.dir
+	r.PID = os.Getpid()
+	r.UptimeWallS = time.Since(s.started).Seconds()
+	r.FUSE = s.ops.snapshot()
+	for _, c := range r.FUSE {
+		r.FUSERequests += c.Count
+	}
+	_, r.Readers = s.pool.size()
+	return r
+}

@@ -1,0 +1,93 @@
+package fusefs
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+)
+
+// WriteText prints the report for people.
+func (r Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	r.textHeader(tw)
+	r.textOps(tw)
+	r.textDisk(tw)
+	r.textFUSE(tw)
+	return tw.Flush()
+}
+
+func (r Report) textHeader(w io.Writer) {
+	if r.Source == "mount" {
+		fmt.Fprintf(w, "mounted\t%s (pid %d, up %.1f s wall)\n", r.Mountpoint, r.PID, r.UptimeWallS)
+	} else {
+		fmt.Fprintf(w, "image\t%s (not mounted; counters since it was opened read-only)\n", r.Image)
+	}
+	if r.Source == "mount" && r.Image != "" {
+		fmt.Fprintf(w, "image\t%s\n", r.Image)
+	}
+	fmt.Fprintf(w, "clock\t%s\n", r.Clock)
+}
+
+func (r Report) textOps(w io.Writer) {
+	fmt.Fprintf(w, "\noperation\tcount\tbytes\n")
+	for _, k := range sortedKeys(r.Ops) {
+		fmt.Fprintf(w, "  %s\t%d\t%s\n", k, r.Ops[k].Count, bytesText(r.Ops[k].Bytes))
+	}
+	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d)\n", r.Fsyncs, r.Commits, r.GroupedSyncs)
+	fmt.Fprintf(w, "dirty\t%s\tinodes %d\n", bytesText(r.DirtyBytes), r.Inodes)
+}
+
+func (r Report) textDisk(w io.Writer) {
+	d := r.Device
+	fmt.Fprintf(w, "\ndevice\treads %d (%d blocks)\twrites %d (%d blocks)\tflushes %d\n",
+		d.Reads, d.BlocksRead, d.Writes, d.BlocksWritten, d.Flushes)
+	fmt.Fprintf(w, "simulated ms\toverhead\ttransfer\tlocate\tother\ttotal\n")
+	for _, row := range []struct {
+		name string
+		t    SimTime
+	}{{"  all", r.Sim}, {"  writes", r.WriteSim}} {
+		fmt.Fprintf(w, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", row.name,
+			row.t.OverheadMs, row.t.TransferMs, row.t.LocateMs, row.t.OtherMs, row.t.TotalMs)
+	}
+	fmt.Fprintf(w, "mean write\t%.3f ms simulated per device write\n", r.MeanWriteMs)
+	fmt.Fprintf(w, "simulated clock\t%.3f ms\n", r.SimNowMs)
+	fmt.Fprintf(w, "utilisation\t%.1f%%\t(%d of %d blocks free)\n", 100*r.Utilization, r.FreeBlocks, r.TotalBlocks)
+	fmt.Fprintf(w, "virtual log\t%d entries written\t%d live since last checkpoint\t%d checkpoints\n",
+		r.LogEntries, r.LogLength, r.Checkpoints)
+}
+
+func (r Report) textFUSE(w io.Writer) {
+	if r.Source != "mount" {
+		return
+	}
+	fmt.Fprintf(w, "\nFUSE request\tcount\terrors\tmean wall µs\t(total %d, %d readers)\n", r.FUSERequests, r.Readers)
+	for _, k := range sortedKeys(r.FUSE) {
+		c := r.FUSE[k]
+		fmt.Fprintf(w, "  %s\t%d\t%d\t%.1f\n", k, c.Count, c.Errors, c.WallUsMean)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// bytesText prints a byte count with a binary unit.
+func bytesText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, u := float64(n), "KMGTPE"
+	i := -1
+	for f >= unit && i < len(u)-1 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, u[i])
+}

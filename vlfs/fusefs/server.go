@@ -1,0 +1,82 @@
+package fusefs
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"bazil.org/fuse"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// Server answers the kernel's requests for one mount of one vlfs.FS.
+type Server struct {
+	fs      *vlfs.FS
+	conn    *fuse.Conn
+	dir     string
+	connID  string // name under /sys/fs/fuse/connections, "" if unknown
+	opt     Options
+	started time.Time
+
+	ops     counters
+	pool    pool
+	handles handleTable
+	stamps  stampTable
+	bufs    sync.Pool // *[]byte read buffers
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Mount mounts fsys on dir (an existing directory) and starts serving it.
+// The mount lasts until it is unmounted (Unmount, `vlfs umount`,
+// fusermount3 -u) or aborted; Wait returns then. The caller closes fsys
+// after Wait.
+func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", dir, err)
+	}
+	o = o.withDefaults()
+	c, err := fuse.Mount(abs, o.mountOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", abs, err)
+	}
+	s := Serve(c, abs, fsys, o)
+	if e, ok, _ := findMount(abs); ok {
+		s.connID = e.connID()
+	}
+	return s, nil
+}
+
+// Serve starts answering requests on a connection that is already mounted
+// on dir, in o.Readers goroutines, and returns at once.
+func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
+	o = o.withDefaults()
+	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
+	s.handles.init()
+	s.stamps.init()
+	s.bufs.New = func() any { b := make([]byte, preferredIOSize); return &b }
+	s.pool.start(o.Readers, o.MaxReaders, s.reader)
+	return s
+}
+
+// Dir is the mount point.
+func (s *Server) Dir() string { return s.dir }
+
+// Wait blocks until the kernel ends the connection (after an unmount or an
+// abort) and every request in flight has been answered, then closes the
+// connection. It returns the error of closing it.
+func (s *Server) Wait() error {
+	s.pool.wait()
+	s.closeOnce.Do(func() { s.closeErr = s.conn.Close() })
+	return s.closeErr
+}
+
+// Unmount unmounts the server's mount point; Wait returns afterwards.
+// It fails with an error wrapping ErrBusy while the mount is in use.
+func (s *Server) Unmount() error { return Unmount(s.dir, false) }
+
+// Counters returns the FUSE requests answered so far, by opcode.
+func (s *Server) Counters() map[string]OpCount { return s.ops.snapshot() }

@@ -1,0 +1,56 @@
+package fusefs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Sentinel errors of Unmount and Abort.
+var (
+	ErrBusy       = errors.New("fusefs: mount point is busy")
+	ErrNotMounted = errors.New("fusefs: not mounted")
+)
+
+// Unmount detaches the FUSE mount at dir with fusermount3 -u (-z when lazy:
+// detach now, end the connection when the last user leaves). A busy mount
+// point gives an error wrapping ErrBusy, one that is not a mount point
+// ErrNotMounted.
+func Unmount(dir string, lazy bool) error {
+	args := []string{"-u"}
+	if lazy {
+		args = append(args, "-z")
+	}
+	out, err := exec.Command("fusermount3", append(args, "--", dir)...).CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimSpace(string(out))
+	switch {
+	case strings.Contains(msg, "busy"):
+		return fmt.Errorf("unmount %s: %s: %w", dir, msg, ErrBusy)
+	case strings.Contains(msg, "Invalid argument") || strings.Contains(msg, "not found in"):
+		return fmt.Errorf("unmount %s: %s: %w", dir, msg, ErrNotMounted)
+	case msg == "":
+		msg = err.Error()
+	}
+	return fmt.Errorf("unmount %s: %s", dir, msg)
+}
+
+// Abort ends the server's connection at once through the fuse control file
+// system (/sys/fs/fuse/connections): requests in flight fail, the mount
+// point answers ENOTCONN until it is unmounted, and Wait returns. Use it
+// when an unmount cannot complete.
+func (s *Server) Abort() error {
+	if s.connID == "" {
+		return fmt.Errorf("abort %s: connection id unknown: %w", s.dir, ErrNotMounted)
+	}
+	p := filepath.Join("/sys/fs/fuse/connections", s.connID, "abort")
+	if err := os.WriteFile(p, []byte("1"), 0); err != nil {
+		return fmt.Errorf("abort %s: %w (is fusectl mounted on /sys/fs/fuse/connections?)", s.dir, err)
+	}
+	return nil
+}

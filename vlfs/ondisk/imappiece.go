@@ -1,0 +1,72 @@
+package ondisk
+
+import "fmt"
+
+// An inode-map piece is one entry of the virtual log: the physical
+// addresses of a run of inode blocks. Piece p maps inode blocks
+// p*PerPiece .. (p+1)*PerPiece-1; the volume stores the payloads and
+// returns the latest committed version of every piece at open.
+//
+// Layout (the volume's piece payload size, little-endian):
+//
+//	 0  uint32 magic "VLIM"
+//	 4  uint8  format version
+//	 5  [3]byte reserved (0)
+//	 8  uint32 piece number
+//	12  uint32 number of addresses (PerPiece(payload size))
+//	16  uint32 CRC-32C of the payload with this field zeroed
+//	20  uint32 reserved (0)
+//	24  uint64 addr[number]   address of each inode block (0 = no block)
+
+// Wire constants of inode-map pieces. Never change.
+const (
+	PieceMagic      = 0x4d494c56 // "VLIM"
+	PieceHeaderSize = 24
+	pieceCRCOff     = 16
+)
+
+// PerPiece is the number of inode-block addresses a payload of n bytes holds.
+func PerPiece(n int) int { return max(n-PieceHeaderSize, 0) / 8 }
+
+// EncodePiece writes piece number index holding addrs into b (the whole
+// payload; len(addrs) == PerPiece(len(b))).
+func EncodePiece(b []byte, index uint32, addrs []uint64) {
+	clear(b)
+	n := min(len(addrs), PerPiece(len(b)))
+	le.PutUint32(b[0:], PieceMagic)
+	b[4] = FormatVersion
+	le.PutUint32(b[8:], index)
+	le.PutUint32(b[12:], uint32(PerPiece(len(b))))
+	for i, a := range addrs[:n] {
+		le.PutUint64(b[PieceHeaderSize+8*i:], a)
+	}
+	seal(b, pieceCRCOff)
+}
+
+// DecodePiece parses the payload b, which must be piece number index, into
+// dst (len(dst) == PerPiece(len(b))).
+func DecodePiece(b []byte, index uint32, dst []uint64) error {
+	if len(b) < PieceHeaderSize+8 {
+		return fmt.Errorf("inode-map piece %d: %d bytes: %w", index, len(b), ErrTooSmall)
+	}
+	if allZero(b) {
+		return fmt.Errorf("inode-map piece %d: %w", index, ErrZeroed)
+	}
+	n := PerPiece(len(b))
+	switch {
+	case le.Uint32(b) != PieceMagic || b[4] != FormatVersion:
+		return fmt.Errorf("inode-map piece %d: bad magic or version: %w", index, ErrCorrupt)
+	case !sealed(b, pieceCRCOff):
+		return fmt.Errorf("inode-map piece %d: checksum mismatch: %w", index, ErrCorrupt)
+	case le.Uint32(b[8:]) != index:
+		return fmt.Errorf("inode-map piece %d: record says piece %d: %w", index, le.Uint32(b[8:]), ErrCorrupt)
+	case int(le.Uint32(b[12:])) != n:
+		return fmt.Errorf("inode-map piece %d: %d addresses, payload holds %d: %w", index, le.Uint32(b[12:]), n, ErrCorrupt)
+	case len(dst) != n:
+		return fmt.Errorf("inode-map piece %d: destination holds %d, piece %d: %w", index, len(dst), n, ErrTooSmall)
+	}
+	for i := range dst {
+		dst[i] = le.Uint64(b[PieceHeaderSize+8*i:])
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package ondisk
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Superblock is vlfs's own file-system-level data. It lives in the volume's
+// AppData (the volume keeps it in its superblock), never in a client block.
+//
+// Layout (48 bytes, little-endian):
+//
+//	 0  [8]byte magic "VLFSSUPR"
+//	 8  uint32  format version
+//	12  uint32  block size (bytes; power of two, 512..65536)
+//	16  uint32  inode size (bytes; InodeSize)
+//	20  uint32  flags (0; reserved)
+//	24  uint64  root inode number
+//	32  int64   creation time (Unix nanoseconds)
+//	40  uint32  CRC-32C of the 48 bytes with this field zeroed
+//	44  uint32  reserved (0)
+type Superblock struct {
+	Version   uint32
+	BlockSize uint32
+	InodeSize uint32
+	RootIno   uint64
+	Created   int64
+}
+
+// Wire constants of the superblock. Never change.
+const (
+	SuperblockSize  = 48
+	SuperblockMagic = "VLFSSUPR"
+	sbCRCOff        = 40
+)
+
+// FormatVersion is the on-disk format this package writes and reads. Bump it
+// (and keep reading the old one) for any change to any structure.
+const FormatVersion = 1
+
+// Block-size bounds accepted by the format.
+const (
+	MinBlockSize = 512
+	MaxBlockSize = 65536
+)
+
+// Encode returns the superblock's bytes.
+func (s *Superblock) Encode() []byte {
+	b := make([]byte, SuperblockSize)
+	copy(b, SuperblockMagic)
+	le.PutUint32(b[8:], s.Version)
+	le.PutUint32(b[12:], s.BlockSize)
+	le.PutUint32(b[16:], s.InodeSize)
+	le.PutUint64(b[24:], s.RootIno)
+	le.PutUint64(b[32:], uint64(s.Created))
+	seal(b, sbCRCOff)
+	return b
+}
+
+// DecodeSuperblock parses and validates b (at least SuperblockSize bytes;
+// the rest is ignored, since AppData may be padded).
+func DecodeSuperblock(b []byte) (Superblock, error) {
+	if len(b) < SuperblockSize {
+		return Superblock{}, fmt.Errorf("superblock: %d bytes: %w", len(b), ErrTooSmall)
+	}
+	b = b[:SuperblockSize]
+	if allZero(b) {
+		return Superblock{}, fmt.Errorf("superblock: %w", ErrZeroed)
+	}
+	if string(b[:8]) != SuperblockMagic {
+		return Superblock{}, fmt.Errorf("superblock: bad magic %q: %w", b[:8], ErrCorrupt)
+	}
+	if !sealed(b, sbCRCOff) {
+		return Superblock{}, fmt.Errorf("superblock: checksum mismatch: %w", ErrCorrupt)
+	}
+	s := Superblock{
+		Version:   le.Uint32(b[8:]),
+		BlockSize: le.Uint32(b[12:]),
+		InodeSize: le.Uint32(b[16:]),
+		RootIno:   le.Uint64(b[24:]),
+		Created:   int64(le.Uint64(b[32:])),
+	}
+	return s, s.Validate()
+}
+
+// Validate checks the fields a decoder cannot check by checksum alone.
+func (s *Superblock) Validate() error {
+	switch {
+	case s.Version != FormatVersion:
+		return fmt.Errorf("superblock: format version %d (want %d): %w", s.Version, FormatVersion, ErrCorrupt)
+	case !ValidBlockSize(int(s.BlockSize)):
+		return fmt.Errorf("superblock: block size %d: %w", s.BlockSize, ErrCorrupt)
+	case s.InodeSize != InodeSize:
+		return fmt.Errorf("superblock: inode size %d: %w", s.InodeSize, ErrCorrupt)
+	case s.RootIno == 0:
+		return fmt.Errorf("superblock: root inode 0: %w", ErrCorrupt)
+	}
+	return nil
+}
+
+// ValidBlockSize reports whether bs is a block size the format supports.
+func ValidBlockSize(bs int) bool {
+	return bs >= MinBlockSize && bs <= MaxBlockSize && bits.OnesCount(uint(bs)) == 1
+}
