@@ -40,6 +40,10 @@ type Options struct {
 	// ReserveBlocks are kept back from data writes so that metadata updates
 	// (deletes included) can always complete. 0 means the default.
 	ReserveBlocks int64
+	// CheckpointEvery is how many virtual-log entries may accumulate
+	// before a checkpoint; 0 means the default (1024). Smaller values bound
+	// recovery work further at the cost of more checkpoint writes.
+	CheckpointEvery int
 	// Logf receives diagnostics; nil discards them.
 	Logf func(format string, args ...any)
 }

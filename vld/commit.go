@@ -74,7 +74,7 @@ func (v *Volume) Commit(pieces map[uint32][]byte) error {
 		v.alloc.markFree(int64(a))
 	}
 	v.stats.Commits++
-	if len(v.log.entries) >= checkpointEvery {
+	if len(v.log.entries) >= v.checkpointEvery() {
 		return v.checkpointLocked()
 	}
 	return nil
@@ -94,7 +94,7 @@ func (v *Volume) takeCoversLocked() []ondisk.Cover {
 // writeGroupLocked writes one entry per piece, as one commit group, inside
 // the log window. It returns the blocks the tree recycled.
 func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cover) ([]Addr, error) {
-	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && len(v.log.entries) >= minEntriesBeforeMove {
+	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && len(v.log.entries) >= min(minEntriesBeforeMove, v.checkpointEvery()/2) {
 		if err := v.checkpointLocked(); err != nil {
 			return nil, err
 		}
@@ -168,6 +168,13 @@ func runAddrs(runs []run) []Addr {
 		}
 	}
 	return out
+}
+
+func (v *Volume) checkpointEvery() int {
+	if v.opts.CheckpointEvery > 0 {
+		return v.opts.CheckpointEvery
+	}
+	return checkpointEvery
 }
 
 // logWindow is the range of tracks every entry since the checkpoint lies in.

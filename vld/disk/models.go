@@ -73,19 +73,22 @@ func LocateModel(n, t int, p float64, switchUnitsCost float64) float64 {
 
 // LocateModelSum evaluates formula (2) literally, as the double sum of
 // min(x,y) fx fy truncated at maxUnits; tests use it to check LocateModel.
+// It needs t >= 2: with one track fy is identically zero.
 func LocateModelSum(t int, p, switchUnitsCost float64, maxUnits int) float64 {
 	q := 1 - math.Pow(1-p, float64(t-1))
 	s := int(switchUnits(switchUnitsCost))
-	fx := func(p float64, x int) float64 {
-		if x < 0 {
-			return 0
+	fx := func(p float64) []float64 { // fx(p, x) for x = 0..maxUnits-1
+		f := make([]float64, maxUnits)
+		for x := range f {
+			f[x] = p * math.Pow(1-p, float64(x))
 		}
-		return p * math.Pow(1-p, float64(x))
+		return f
 	}
+	fxp, fyq := fx(p), fx(q)
 	var sum float64
-	for x := 0; x < maxUnits; x++ {
-		for y := s; y < maxUnits+s; y++ {
-			sum += float64(min(x, y)) * fx(p, x) * fx(q, y-s)
+	for x := range maxUnits {
+		for j := range maxUnits { // y = s + j
+			sum += float64(min(x, s+j)) * fxp[x] * fyq[j]
 		}
 	}
 	return sum
