@@ -77,17 +77,17 @@ func (b *Breakdown) Add(o Breakdown) {
 
 // Stats are a volume's counters since it was opened.
 type Stats struct {
-	Reads, Writes           int64 // device requests
+	Reads, Writes             int64 // device requests
 	BlocksRead, BlocksWritten int64
-	Flushes                 int64 // device flushes (fdatasync)
-	Commits                 int64
-	Checkpoints             int64
-	LogEntries              int64 // virtual-log entries written
-	LogLength               int64 // live entries in the tree since the last checkpoint
-	Sim                     Breakdown
-	WriteSim                Breakdown // the part of Sim spent on writes
-	SimNowMs                float64   // the simulated clock
-	TotalBlocks, FreeBlocks int64
-	Clock                   string // "simulated" (virtual) or "real-time"
-	AllocDecisions          int64  // placement decisions made
+	Flushes                   int64 // device flushes (fdatasync)
+	Commits                   int64
+	Checkpoints               int64
+	LogEntries                int64 // virtual-log entries written
+	LogLength                 int64 // live entries in the tree since the last checkpoint
+	Sim                       Breakdown
+	WriteSim                  Breakdown // the part of Sim spent on writes
+	SimNowMs                  float64   // the simulated clock
+	TotalBlocks, FreeBlocks   int64
+	Clock                     string // "simulated" (virtual) or "real-time"
+	AllocDecisions            int64  // placement decisions made
 }

@@ -215,4 +215,6 @@ func (v *Volume) Start() error {
 }
 
 // fixedAddrs are the blocks every volume keeps for itself.
-func fixedAddrs() []Addr { return []Addr{ondisk.SuperblockAddr, ondisk.CheckpointA, ondisk.CheckpointB, ondisk.TailAddr} }
+func fixedAddrs() []Addr {
+	return []Addr{ondisk.SuperblockAddr, ondisk.CheckpointA, ondisk.CheckpointB, ondisk.TailAddr}
+}

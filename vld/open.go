@@ -97,7 +97,9 @@ func (v *Volume) readSuperblock() error {
 	return nil
 }
 
-func leUint32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func leUint32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // readRaw reads block a without charging simulated time (recovery).
 func (v *Volume) readRaw(a Addr, buf []byte) error {

@@ -54,7 +54,9 @@ func allZero(b []byte) bool {
 // UUID identifies one format of a volume.
 type UUID [16]byte
 
-func (u UUID) String() string { return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:]) }
+func (u UUID) String() string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:])
+}
 
 // Ref names one virtual-log entry: where it is and which sequence number it
 // must carry there. A Ref whose block now holds anything else is dangling

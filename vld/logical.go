@@ -1,0 +1,262 @@
+package vld
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// KindDisk is the superblock kind of a logical-disk volume.
+const KindDisk = "disk"
+
+// LogicalDisk is the paper's Virtual Log Disk under an unmodified file
+// system: a flat space of logical blocks, each mapped to wherever eager
+// writing put it. The map (4 bytes per logical block: the physical block
+// number, 0 for never written) lives in memory and is persisted as the
+// virtual log: piece i holds the entries of logical blocks
+// [i*E, (i+1)*E), E = PayloadSize/4.
+//
+// Lock order: LogicalDisk.mu before the volume's locks.
+type LogicalDisk struct {
+	mu    sync.Mutex
+	v     *Volume
+	m     []uint32
+	dirty map[uint32]bool
+	per   int64
+	trims int64 // blocks freed by Trim
+	overw int64 // blocks freed because their logical address was rewritten
+}
+
+// logicalAppData is the logical disk's superblock area.
+//
+//	offset size field
+//	0      8    logical blocks
+const logicalAppSize = 8
+
+// LogicalBlocks is how many logical blocks a volume of nb physical blocks
+// of size bs exports: what remains after the fixed blocks, the reserve, and
+// room for every map piece to have a current and a pinned old version.
+func LogicalBlocks(nb int64, bs int) int64 {
+	per := int64((bs * 3 / 4) / 4)
+	usable := nb - 4 - defaultReserve(nb) - 64
+	n := usable * per / (per + 3)
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+// FormatLogical formats dev as a logical disk.
+func FormatLogical(dev device.Device, fo FormatOptions) error {
+	bs := fo.BlockSize
+	if bs == 0 {
+		bs = 4096
+	}
+	n := LogicalBlocks(dev.Size()/int64(bs), bs)
+	if fo.Model != nil {
+		if c := fo.Model.CapacityBytes() / int64(bs); c < dev.Size()/int64(bs) {
+			n = LogicalBlocks(c, bs)
+		}
+	}
+	if n <= 0 {
+		return fmt.Errorf("format: device too small for a logical disk: %w", ErrInvalid)
+	}
+	fo.Kind = KindDisk
+	fo.AppData = binary.LittleEndian.AppendUint64(nil, uint64(n))
+	return Format(dev, fo)
+}
+
+// OpenLogical opens a logical disk, recovering its map.
+func OpenLogical(dev device.Device, o Options) (*LogicalDisk, error) {
+	v, err := Open(dev, o)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newLogical(v)
+	if err != nil {
+		v.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func newLogical(v *Volume) (*LogicalDisk, error) {
+	app := v.AppData()
+	if v.Kind() != KindDisk || len(app) < logicalAppSize {
+		return nil, fmt.Errorf("open: volume holds %q, not a logical disk: %w", v.Kind(), ErrInvalid)
+	}
+	n := int64(binary.LittleEndian.Uint64(app))
+	if n <= 0 || n > int64(v.NumBlocks()) {
+		return nil, fmt.Errorf("open: logical disk of %d blocks on %d: %w", n, v.NumBlocks(), ErrCorrupt)
+	}
+	d := &LogicalDisk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4)}
+	for p, b := range v.Pieces() {
+		base := int64(p) * d.per
+		if base >= n {
+			return nil, fmt.Errorf("open: map piece %d beyond %d logical blocks: %w", p, n, ErrCorrupt)
+		}
+		for i := int64(0); i < d.per && base+i < n; i++ {
+			a := binary.LittleEndian.Uint32(b[4*i:])
+			if a == 0 {
+				continue
+			}
+			if err := v.MarkLive(Addr(a)); err != nil {
+				return nil, fmt.Errorf("open: logical block %d: %w", base+i, err)
+			}
+			d.m[base+i] = a
+		}
+	}
+	if err := v.Start(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Volume is the volume underneath.
+func (d *LogicalDisk) Volume() *Volume { return d.v }
+
+// Blocks is the number of logical blocks.
+func (d *LogicalDisk) Blocks() int64 { return int64(len(d.m)) }
+
+// BlockSize is the size of a logical (and physical) block.
+func (d *LogicalDisk) BlockSize() int { return d.v.BlockSize() }
+
+// Mapped reports where logical block l is, 0 if it was never written.
+func (d *LogicalDisk) Mapped(l int64) Addr {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if l < 0 || l >= int64(len(d.m)) {
+		return 0
+	}
+	return Addr(d.m[l])
+}
+
+func (d *LogicalDisk) checkRange(l int64, n int) error {
+	if l < 0 || n < 0 || l+int64(n) > int64(len(d.m)) {
+		return fmt.Errorf("logical blocks [%d, %d) outside [0, %d): %w", l, l+int64(n), len(d.m), ErrInvalid)
+	}
+	return nil
+}
+
+// Read reads logical block l into buf; a never-written block reads as zeros.
+func (d *LogicalDisk) Read(l int64, buf []byte) error {
+	if err := d.checkRange(l, 1); err != nil {
+		return err
+	}
+	a := d.Mapped(l)
+	if a == 0 {
+		clear(buf)
+		return nil
+	}
+	return d.v.ReadBlock(a, buf)
+}
+
+// Write writes consecutive logical blocks starting at l, eagerly, as one
+// request kept in order. Not durable until Sync.
+func (d *LogicalDisk) Write(l int64, data [][]byte) error {
+	if err := d.checkRange(l, len(data)); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	addrs, err := d.v.WriteBlocks(data, WriteOpts{})
+	if err != nil {
+		return err
+	}
+	for i, a := range addrs {
+		if err := d.remapLocked(l+int64(i), uint32(a)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remapLocked points logical block l at a (0: unmapped), freeing the old
+// physical block: the VLD sees overwrites, so it knows what died.
+func (d *LogicalDisk) remapLocked(l int64, a uint32) error {
+	if old := d.m[l]; old != 0 {
+		if err := d.v.Free(Addr(old)); err != nil {
+			return err
+		}
+		if a == 0 {
+			d.trims++
+		} else {
+			d.overw++
+		}
+	}
+	d.m[l] = a
+	d.dirty[uint32(l/d.per)] = true
+	return nil
+}
+
+// Trim forgets logical blocks [l, l+n): they read as zeros and their
+// physical blocks are free at once (after the next Sync), without waiting
+// for an overwrite.
+func (d *LogicalDisk) Trim(l int64, n int) error {
+	if err := d.checkRange(l, n); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := int64(0); i < int64(n); i++ {
+		if d.m[l+i] != 0 {
+			if err := d.remapLocked(l+i, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// FreedCounts reports blocks freed by Trim and by overwrites since open.
+func (d *LogicalDisk) FreedCounts() (trimmed, overwritten int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.trims, d.overw
+}
+
+// Sync makes every write so far durable: one commit of the changed map
+// pieces.
+func (d *LogicalDisk) Sync() error {
+	d.mu.Lock()
+	pieces := make(map[uint32][]byte, len(d.dirty))
+	for p := range d.dirty {
+		pieces[p] = d.encodePieceLocked(p)
+	}
+	d.dirty = map[uint32]bool{}
+	d.mu.Unlock()
+	return d.v.Commit(pieces)
+}
+
+func (d *LogicalDisk) encodePieceLocked(p uint32) []byte {
+	b := make([]byte, d.per*4)
+	base := int64(p) * d.per
+	for i := int64(0); i < d.per && base+i < int64(len(d.m)); i++ {
+		binary.LittleEndian.PutUint32(b[4*i:], d.m[base+i])
+	}
+	return b
+}
+
+// Check verifies the volume against the map.
+func (d *LogicalDisk) Check() error {
+	d.mu.Lock()
+	live := make([]Addr, 0, len(d.m)/2)
+	for _, a := range d.m {
+		if a != 0 {
+			live = append(live, Addr(a))
+		}
+	}
+	d.mu.Unlock()
+	return d.v.Check(live)
+}
+
+// Close syncs and closes cleanly.
+func (d *LogicalDisk) Close() error {
+	if err := d.Sync(); err != nil {
+		d.v.Close()
+		return err
+	}
+	return d.v.Close()
+}
