@@ -26,7 +26,7 @@ func (v *Volume) placeLocked(n int, w window) ([]run, error) {
 		}
 		c := noChoice
 		for ; k > 0; k /= 2 {
-			if c = v.alloc.choose(h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
+			if c = v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
 				break
 			}
 		}

@@ -27,6 +27,7 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	}
 	v.alloc = newAllocator(v.layout, th)
 	v.m = newMech(v.layout, o.Clock)
+	v.head = simulatedHead{}
 	v.buf = make([]byte, v.bs)
 	v.reserve = o.ReserveBlocks
 	if v.reserve <= 0 {

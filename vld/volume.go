@@ -29,6 +29,7 @@ type Volume struct {
 	opts   Options
 
 	alloc *allocator
+	head  headModel
 	m     *mech
 	log   *vlog
 	phase int

@@ -6,6 +6,10 @@ import (
 	"hash/crc32"
 )
 
+// MinRecordBlock is the smallest block any record decodes from: every
+// header, pointer area and payload fits in it.
+const MinRecordBlock = 512
+
 // FormatVersion is the only format version this code writes and reads.
 // Bump it (and keep a decoder for the old one) for any layout change.
 const FormatVersion = 1
@@ -23,7 +27,7 @@ func seal(b []byte) {
 
 // open checks the magic, the version and the trailing CRC of a block.
 func open(b []byte, magic string, what string) error {
-	if len(b) < 64 {
+	if len(b) < MinRecordBlock {
 		return fmt.Errorf("%s: %d bytes: %w", what, len(b), ErrTooSmall)
 	}
 	if string(b[:8]) != magic {

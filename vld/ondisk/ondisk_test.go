@@ -1,0 +1,191 @@
+package ondisk
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+const bs = 4096
+
+var testUUID = UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+
+func sampleEntry() *Entry {
+	return &Entry{
+		UUID: testUUID, Seq: 42, GroupSeq: 41, GroupCount: 3, Piece: 7,
+		PrevRoot: Ref{Addr: 99, Seq: 40},
+		Ptrs:     []Ref{{Addr: 10, Seq: 40}, {Addr: 11, Seq: 30}},
+		Covers:   []Cover{{Addr: 500, CRC: 0xdeadbeef}},
+		Payload:  bytes.Repeat([]byte{0xab}, PayloadSize(bs)),
+	}
+}
+
+func TestRoundTrips(t *testing.T) {
+	b := make([]byte, bs)
+
+	e := sampleEntry()
+	if err := e.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	e2, err := DecodeEntry(b)
+	if err != nil || e2.Seq != 42 || e2.Piece != 7 || len(e2.Ptrs) != 2 || e2.Covers[0] != e.Covers[0] || !bytes.Equal(e2.Payload, e.Payload) || e2.PrevRoot != e.PrevRoot {
+		t.Fatalf("entry: %+v %v", e2, err)
+	}
+
+	c := &Checkpoint{UUID: testUUID, Seq: 3, LogSeq: 10, NextSeq: 11, WindowStart: 5, WindowTracks: 64, NumPieces: 2, DirBlocks: []uint64{77}}
+	if err := c.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := DecodeCheckpoint(b)
+	if err != nil || c2.Seq != 3 || c2.DirBlocks[0] != 77 || c2.WindowTracks != 64 {
+		t.Fatalf("checkpoint: %+v %v", c2, err)
+	}
+
+	d := &DirBlock{UUID: testUUID, CkptSeq: 3, Index: 0, Entries: []DirEntry{{Piece: 1, At: Ref{Addr: 8, Seq: 9}}}}
+	if err := d.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := DecodeDirBlock(b)
+	if err != nil || d2.Entries[0] != d.Entries[0] {
+		t.Fatalf("dir: %+v %v", d2, err)
+	}
+
+	tl := &Tail{UUID: testUUID, CkptSeq: 3, Root: Ref{Addr: 8, Seq: 9}, NextSeq: 10}
+	tl.Encode(b)
+	tl2, err := DecodeTail(b)
+	if err != nil || *tl2 != *tl {
+		t.Fatalf("tail: %+v %v", tl2, err)
+	}
+
+	s := &Superblock{BlockSize: bs, UUID: testUUID, NumBlocks: 1000, Kind: "vlfs", AppData: []byte("app"), ModelJSON: []byte(`{"name":"x"}`)}
+	if err := s.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := DecodeSuperblock(b)
+	if err != nil || s2.Kind != "vlfs" || string(s2.AppData) != "app" || string(s2.ModelJSON) != `{"name":"x"}` || s2.NumBlocks != 1000 {
+		t.Fatalf("superblock: %+v %v", s2, err)
+	}
+}
+
+// TestSizes pins the wire layout: capacities derived from the block size.
+func TestSizes(t *testing.T) {
+	cases := []struct {
+		name      string
+		got, want int
+	}{
+		{"payload", PayloadSize(4096), 3072},
+		{"covers with 16 pointers", MaxCovers(4096, MaxPtrs), 57},
+		{"covers with no pointers", MaxCovers(4096, 0), 78},
+		{"directory entries", DirEntriesPerBlock(4096), 168},
+		{"checkpoint directory blocks", MaxDirBlocks(4096), 501},
+		{"model JSON room", MaxModelJSON(4096), 3004},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestDamageIsClassified checks the sentinels recovery relies on.
+func TestDamageIsClassified(t *testing.T) {
+	b := make([]byte, bs)
+	if err := sampleEntry().Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	torn := append([]byte(nil), b...)
+	clear(torn[2048:])
+	cases := []struct {
+		name string
+		b    []byte
+		want error
+	}{
+		{"zeroed", make([]byte, bs), ErrZeroed},
+		{"other magic", append([]byte("XXXXXXXX"), b[8:]...), ErrBadMagic},
+		{"torn", torn, ErrChecksum},
+		{"short", b[:10], ErrTooSmall},
+	}
+	for _, c := range cases {
+		if _, err := DecodeEntry(c.b); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	if !IsNotRecord(ErrChecksum) || IsNotRecord(ErrCorrupt) {
+		t.Error("IsNotRecord misclassifies")
+	}
+}
+
+// resealed returns b with its CRC recomputed, so that fuzzing reaches the
+// field checks behind the checksum.
+func resealed(b []byte) []byte {
+	c := append([]byte(nil), b...)
+	if len(c) >= 64 {
+		seal(c)
+	}
+	return c
+}
+
+func fuzzSeeds(f *testing.F, enc func([]byte)) {
+	b := make([]byte, bs)
+	enc(b)
+	f.Add(b)
+	f.Add(make([]byte, bs))
+	f.Add([]byte("short"))
+}
+
+func FuzzDecodeEntry(f *testing.F) {
+	fuzzSeeds(f, func(b []byte) { sampleEntry().Encode(b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, x := range [][]byte{b, resealed(b)} {
+			e, err := DecodeEntry(x)
+			if err == nil {
+				out := make([]byte, len(x))
+				if err := e.Encode(out); err != nil {
+					t.Fatalf("decoded entry does not re-encode: %v", err)
+				}
+			}
+		}
+	})
+}
+
+func FuzzDecodeCheckpoint(f *testing.F) {
+	fuzzSeeds(f, func(b []byte) {
+		(&Checkpoint{UUID: testUUID, Seq: 1, NextSeq: 2, DirBlocks: []uint64{9}, NumPieces: 1}).Encode(b)
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, x := range [][]byte{b, resealed(b)} {
+			DecodeCheckpoint(x)
+		}
+	})
+}
+
+func FuzzDecodeDirBlock(f *testing.F) {
+	fuzzSeeds(f, func(b []byte) {
+		(&DirBlock{UUID: testUUID, CkptSeq: 1, Entries: []DirEntry{{Piece: 1}}}).Encode(b)
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, x := range [][]byte{b, resealed(b)} {
+			DecodeDirBlock(x)
+		}
+	})
+}
+
+func FuzzDecodeTail(f *testing.F) {
+	fuzzSeeds(f, func(b []byte) { (&Tail{UUID: testUUID, NextSeq: 1}).Encode(b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, x := range [][]byte{b, resealed(b)} {
+			DecodeTail(x)
+		}
+	})
+}
+
+func FuzzDecodeSuperblock(f *testing.F) {
+	fuzzSeeds(f, func(b []byte) {
+		(&Superblock{BlockSize: bs, NumBlocks: 100, Kind: "vlfs", ModelJSON: []byte("{}")}).Encode(b)
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, x := range [][]byte{b, resealed(b)} {
+			DecodeSuperblock(x)
+		}
+	})
+}
