@@ -33,6 +33,10 @@ func Format(dev device.Device, fo FormatOptions) error {
 		return fmt.Errorf("format: kind %q or app data of %d bytes too long: %w", fo.Kind, len(fo.AppData), ErrInvalid)
 	}
 	nb := dev.Size() / int64(bs)
+	if c := fo.Model.CapacityBytes(); dev.Size() > c {
+		return fmt.Errorf("format: image of %d bytes is larger than disk model %q (%d bytes): use a smaller --size or a larger disk: %w",
+			dev.Size(), fo.Model.Name, c, ErrInvalid)
+	}
 	layout, err := disk.NewLayout(fo.Model, bs, nb)
 	if err != nil {
 		return fmt.Errorf("format: %w", err)

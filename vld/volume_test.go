@@ -166,3 +166,15 @@ func TestNoSpaceAndReserve(t *testing.T) {
 		t.Fatalf("write after freeing: %v", err)
 	}
 }
+
+func TestFormatRejectsImageLargerThanDisk(t *testing.T) {
+	m := testModel(t, "hp97560")
+	dev, err := device.OpenFile(t.TempDir()+"/big.img", device.FileOptions{Create: true, Size: m.CapacityBytes() + 1<<20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if err := Format(dev, FormatOptions{Model: m}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -32,6 +32,8 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"bench": {"run a benchmark or paper experiment (vlfs bench help)", runBench},
+		"cstar": {"optimal write batch size c* for a disk (Carson & Setia)", runCstar},
+		"fsck":  {"check an image (exit 0 clean, 4 errors left, 8 failure)", runFsck},
 	}
 }
 
