@@ -42,6 +42,7 @@ func NewLayout(m *Model, blockSize int, maxBlocks int64) (*Layout, error) {
 	if blockSize <= 0 || blockSize%SectorSize != 0 {
 		return nil, fmt.Errorf("%w: block size %d is not a positive multiple of %d", ErrBadLayout, blockSize, SectorSize)
 	}
+	m = m.clone() // the layout's geometry must not change under it
 	l := &Layout{m: m, blockSize: blockSize, spb: blockSize / SectorSize, rotMs: m.RotationMs()}
 	if err := l.buildZones(maxBlocks); err != nil {
 		return nil, err
@@ -82,7 +83,8 @@ func (l *Layout) buildZones(maxBlocks int64) error {
 	return nil
 }
 
-// Model returns the model the layout was built from.
+// Model returns the layout's own copy of the model it was built from;
+// callers must not modify it.
 func (l *Layout) Model() *Model { return l.m }
 
 // BlockSize is the block size in bytes.

@@ -106,3 +106,11 @@ func (m *Model) Params() map[string]any {
 		"media_rate_mb_s":     m.MediaRateBytesPerMs() / 1000,
 	}
 }
+
+// clone returns a deep copy of m.
+func (m *Model) clone() *Model {
+	c := *m
+	c.Zones = append([]Zone(nil), m.Zones...)
+	c.Seek.Table = append([]float64(nil), m.Seek.Table...)
+	return &c
+}

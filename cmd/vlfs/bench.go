@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// benchmark is one `vlfs bench NAME`: run gets the arguments after NAME.
+type benchmark struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// benchmarks lists every benchmark; each lives in its own bench_NAME.go.
+// To add one, add its line here.
+func benchmarks() map[string]benchmark {
+	return map[string]benchmark{
+		"locate":    {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
+		"threshold": {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
+	}
+}
+
+// runBench dispatches `vlfs bench NAME [options]`.
+func runBench(args []string, stdout, stderr io.Writer) int {
+	bs := benchmarks()
+	if len(args) == 0 {
+		benchUsage(stderr, bs)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		benchUsage(stdout, bs)
+		return exitOK
+	}
+	b, ok := bs[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "vlfs bench: unknown benchmark %q (try vlfs bench help)\n", args[0])
+		return exitUsage
+	}
+	return b.run(args[1:], stdout, stderr)
+}
+
+func benchUsage(w io.Writer, bs map[string]benchmark) {
+	fmt.Fprintln(w, "usage: vlfs bench NAME [options]   (vlfs bench NAME -h for its options)")
+	fmt.Fprintln(w, "benchmarks:")
+	names := make([]string, 0, len(bs))
+	for n := range bs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, bs[n].summary)
+	}
+}
+
+// writeReport prints a benchmark report as JSON or as a table.
+func writeReport(rep *bench.Report, asJSON bool, stdout, stderr io.Writer) int {
+	var err error
+	if asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteTable(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs bench %s: %v\n", rep.Bench, err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// benchFailure reports a benchmark error: bad input (a disk model or a
+// unit size that does not fit) is a usage error, anything else operational.
+func benchFailure(name string, err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "vlfs bench %s: %v\n", name, err)
+	if errors.Is(err, disk.ErrBadLayout) || errors.Is(err, disk.ErrInvalidModel) || errors.Is(err, disk.ErrUnknownPreset) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// resolveDisk loads --disk, reporting a missing or bad one as usage errors.
+func resolveDisk(cmd, name string, stderr io.Writer) (*disk.Model, int) {
+	if name == "" {
+		fmt.Fprintf(stderr, "vlfs %s: --disk is required (a preset: %v, or a model file)\n", cmd, disk.PresetNames())
+		return nil, exitUsage
+	}
+	m, err := disk.Resolve(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs %s: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	return m, exitOK
+}
