@@ -33,7 +33,7 @@ func (v *Volume) checkpointLocked() error {
 	per := ondisk.DirEntriesPerBlock(v.bs)
 	ck := ondisk.Checkpoint{
 		UUID: v.sb.UUID, Seq: g.ckpt.Seq + 1, LogSeq: g.nextSeq - 1, NextSeq: g.nextSeq,
-		WindowStart: uint32(v.m.headTrack()), WindowTracks: windowTracks(v.layout.NumTracks()),
+		WindowStart: uint32(v.windowStartLocked()), WindowTracks: windowTracks(v.layout.NumTracks()),
 		NumPieces: uint32(len(order)), SimMs: floatBits(v.m.now),
 	}
 	var dirAddrs []Addr
@@ -98,11 +98,26 @@ func (v *Volume) checkpointLocked() error {
 		g.cur[p] = l
 	}
 	g.root = ondisk.Ref{}
+	g.sinceCkpt = 0
 	g.pinned = nil
 	g.dirBlocks = dirAddrs
 	g.ckpt = ck
 	v.stats.Checkpoints++
 	return nil
+}
+
+// windowStartLocked is where a new log window starts: the head's track, or
+// the first track after it with free space, so that the window is never
+// born full (eager writing packs the head's neighbourhood first).
+func (v *Volume) windowStartLocked() int {
+	nt := v.layout.NumTracks()
+	h := v.m.headTrack()
+	for i := 0; i < nt; i++ {
+		if t := (h + i) % nt; v.alloc.trackFree[t] > 0 {
+			return t
+		}
+	}
+	return h
 }
 
 // ckptSlot alternates between the two checkpoint slots.

@@ -63,6 +63,9 @@ func (v *Volume) Commit(pieces map[uint32][]byte) error {
 	if len(pieces) > 0 {
 		freed, err := v.writeGroupLocked(pieces, covers)
 		if err != nil {
+			if v.failed == nil {
+				v.restoreLocked(covers, frees) // nothing was logged: try again later
+			}
 			return err
 		}
 		frees = append(frees, freed...)
@@ -74,10 +77,20 @@ func (v *Volume) Commit(pieces map[uint32][]byte) error {
 		v.alloc.markFree(int64(a))
 	}
 	v.stats.Commits++
-	if len(v.log.entries) >= v.checkpointEvery() {
+	if v.log.sinceCkpt >= v.checkpointEvery() {
 		return v.checkpointLocked()
 	}
 	return nil
+}
+
+// restoreLocked puts back what a commit that logged nothing had taken.
+func (v *Volume) restoreLocked(covers []ondisk.Cover, frees []Addr) {
+	for _, c := range covers {
+		v.written[c.Addr] = c.CRC
+	}
+	for _, a := range frees {
+		v.pending[a] = true
+	}
 }
 
 // takeCoversLocked snapshots the blocks written since the last commit.
@@ -94,7 +107,7 @@ func (v *Volume) takeCoversLocked() []ondisk.Cover {
 // writeGroupLocked writes one entry per piece, as one commit group, inside
 // the log window. It returns the blocks the tree recycled.
 func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cover) ([]Addr, error) {
-	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && len(v.log.entries) >= min(minEntriesBeforeMove, v.checkpointEvery()/2) {
+	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2) {
 		if err := v.checkpointLocked(); err != nil {
 			return nil, err
 		}
@@ -157,6 +170,7 @@ func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 		i += r.n
 	}
 	v.stats.LogEntries += int64(len(order))
+	g.sinceCkpt += len(order)
 	return freed, nil
 }
 

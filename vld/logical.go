@@ -22,6 +22,7 @@ const KindDisk = "disk"
 type LogicalDisk struct {
 	mu    sync.Mutex
 	v     *Volume
+	place Placement
 	m     []uint32
 	dirty map[uint32]bool
 	per   int64
@@ -33,7 +34,38 @@ type LogicalDisk struct {
 //
 //	offset size field
 //	0      8    logical blocks
-const logicalAppSize = 8
+//	8      1    placement: 0 eager, 1 in place
+const logicalAppSize = 9
+
+// Placement says where a logical disk puts a written block.
+type Placement uint8
+
+const (
+	// PlaceEager writes every block at the free location nearest the head
+	// and maps it (the VLD).
+	PlaceEager Placement = iota
+	// PlaceInPlace gives every logical block a fixed home (block 4+l) and
+	// rewrites it there: the regular disk the paper compares against.
+	PlaceInPlace
+)
+
+// ParsePlacement reads "eager" or "inplace".
+func ParsePlacement(s string) (Placement, error) {
+	switch s {
+	case "eager", "":
+		return PlaceEager, nil
+	case "inplace":
+		return PlaceInPlace, nil
+	}
+	return 0, fmt.Errorf("placement %q: want eager or inplace: %w", s, ErrInvalid)
+}
+
+func (p Placement) String() string {
+	if p == PlaceInPlace {
+		return "inplace"
+	}
+	return "eager"
+}
 
 // LogicalBlocks is how many logical blocks a volume of nb physical blocks
 // of size bs exports: what remains after the fixed blocks, the reserve, and
@@ -48,8 +80,13 @@ func LogicalBlocks(nb int64, bs int) int64 {
 	return n
 }
 
-// FormatLogical formats dev as a logical disk.
+// FormatLogical formats dev as a logical disk with eager placement.
 func FormatLogical(dev device.Device, fo FormatOptions) error {
+	return FormatLogicalPlaced(dev, fo, PlaceEager)
+}
+
+// FormatLogicalPlaced formats dev as a logical disk with the given placement.
+func FormatLogicalPlaced(dev device.Device, fo FormatOptions, place Placement) error {
 	bs := fo.BlockSize
 	if bs == 0 {
 		bs = 4096
@@ -64,7 +101,7 @@ func FormatLogical(dev device.Device, fo FormatOptions) error {
 		return fmt.Errorf("format: device too small for a logical disk: %w", ErrInvalid)
 	}
 	fo.Kind = KindDisk
-	fo.AppData = binary.LittleEndian.AppendUint64(nil, uint64(n))
+	fo.AppData = append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place))
 	return Format(dev, fo)
 }
 
@@ -91,7 +128,10 @@ func newLogical(v *Volume) (*LogicalDisk, error) {
 	if n <= 0 || n > int64(v.NumBlocks()) {
 		return nil, fmt.Errorf("open: logical disk of %d blocks on %d: %w", n, v.NumBlocks(), ErrCorrupt)
 	}
-	d := &LogicalDisk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4)}
+	d := &LogicalDisk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4), place: Placement(app[8])}
+	if d.place == PlaceInPlace {
+		return d, d.homeAll()
+	}
 	for p, b := range v.Pieces() {
 		base := int64(p) * d.per
 		if base >= n {
@@ -113,6 +153,21 @@ func newLogical(v *Volume) (*LogicalDisk, error) {
 	}
 	return d, nil
 }
+
+// homeAll maps every logical block to its fixed home.
+func (d *LogicalDisk) homeAll() error {
+	for l := range d.m {
+		a := uint32(4 + l)
+		if err := d.v.MarkLive(Addr(a)); err != nil {
+			return fmt.Errorf("open: in-place home of %d: %w", l, err)
+		}
+		d.m[l] = a
+	}
+	return d.v.Start()
+}
+
+// Placement is how this disk places writes.
+func (d *LogicalDisk) Placement() Placement { return d.place }
 
 // Volume is the volume underneath.
 func (d *LogicalDisk) Volume() *Volume { return d.v }
@@ -161,6 +216,9 @@ func (d *LogicalDisk) Write(l int64, data [][]byte) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.place == PlaceInPlace {
+		return d.v.WriteAt(Addr(d.m[l]), data)
+	}
 	addrs, err := d.v.WriteBlocks(data, WriteOpts{})
 	if err != nil {
 		return err
@@ -200,6 +258,10 @@ func (d *LogicalDisk) Trim(l int64, n int) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.place == PlaceInPlace {
+		d.trims += int64(n) // homes stay allocated: nothing to free
+		return nil
+	}
 	for i := int64(0); i < int64(n); i++ {
 		if d.m[l+i] != 0 {
 			if err := d.remapLocked(l+i, 0); err != nil {

@@ -180,3 +180,40 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 		b.Fatal("recovery used a tail record; the image was never closed")
 	}
 }
+
+func TestLogicalInPlace(t *testing.T) {
+	dev := device.NewMem(16 << 20)
+	if err := FormatLogicalPlaced(dev, FormatOptions{Model: testModel(t, "st19101")}, PlaceInPlace); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenLogical(keepOpen{dev}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := d.BlockSize()
+	b := make([]byte, bs)
+	b[0] = 42
+	if err := d.Write(100, [][]byte{b}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Mapped(100) != 104 {
+		t.Fatalf("home of 100 is %d", d.Mapped(100))
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err = OpenLogical(keepOpen{dev}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, bs)
+	if err := d.Read(100, got); err != nil || got[0] != 42 {
+		t.Fatalf("read back %d, %v", got[0], err)
+	}
+	if d.Placement() != PlaceInPlace {
+		t.Fatal("placement not kept")
+	}
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+}

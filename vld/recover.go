@@ -33,6 +33,7 @@ func (v *Volume) recover() error {
 		}
 	}
 	g.root = root
+	g.sinceCkpt = len(g.entries)
 	if maxSeen >= g.nextSeq {
 		g.nextSeq = maxSeen + 1
 	}

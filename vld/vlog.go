@@ -34,6 +34,9 @@ type vlog struct {
 	cur     map[uint32]pieceLoc
 	payload map[uint32][]byte
 	nextSeq uint64
+	// sinceCkpt counts entries written since the checkpoint (the tree may
+	// hold far fewer: obsolete entries are recycled).
+	sinceCkpt int
 
 	ckpt      ondisk.Checkpoint // the durable checkpoint
 	dirBlocks []Addr            // its directory blocks

@@ -22,6 +22,7 @@ func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
 		"locate":    {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
 		"threshold": {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
+		"updates":   {"Figure 8: random synchronous updates, eager vs in-place, vs utilization (simulated)", runBenchUpdates},
 	}
 }
 

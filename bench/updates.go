@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// UpdatesConfig is Figure 8 of the virtual-log paper: random synchronous
+// 4 KiB updates to one file, no idle time, sweeping utilisation.
+type UpdatesConfig struct {
+	Model        *disk.Model
+	DiskBytes    int64     // simulated disk region (image size); default 128 MiB
+	Utilizations []float64 // default 0.1 ... 0.9, 0.95
+	Updates      int       // measured updates per point; default 2000
+	Seed         int64
+}
+
+// DefaultUtilizations is the sweep of Figure 8.
+func DefaultUtilizations() []float64 {
+	return []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
+}
+
+// Updates runs the sweep on a logical disk (the paper's UFS-on-VLD setting:
+// every write is synchronous, so each update is a write and a sync) for
+// eager placement and for update-in-place on the same simulated disk.
+// Times are simulated.
+func Updates(cfg UpdatesConfig) (*Report, error) {
+	if cfg.Model == nil {
+		return nil, fmt.Errorf("updates: no disk model: %w", disk.ErrInvalidModel)
+	}
+	if cfg.DiskBytes == 0 {
+		cfg.DiskBytes = 128 << 20
+	}
+	if len(cfg.Utilizations) == 0 {
+		cfg.Utilizations = DefaultUtilizations()
+	}
+	if cfg.Updates <= 0 {
+		cfg.Updates = 2000
+	}
+	rep := &Report{
+		Bench: "updates", Disk: cfg.Model.Params(), Clock: ClockSimulated,
+		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096},
+		Columns: []string{"placement", "utilization", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "requests_per_update"},
+		Notes: []string{
+			"each update: one 4 KiB write at a random offset of a file filling `utilization` of the disk, then a sync (a flush; for eager also the virtual-log entry of the map piece)",
+			"utilization = file size / logical disk size; eager runs a warm-up of as many updates before measuring",
+		},
+	}
+	for _, p := range []vld.Placement{vld.PlaceInPlace, vld.PlaceEager} {
+		for _, u := range cfg.Utilizations {
+			row, err := updatesPoint(cfg, p, u)
+			if err != nil {
+				return nil, err
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep, nil
+}
+
+func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any, error) {
+	dev := device.NewMem(cfg.DiskBytes)
+	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: cfg.Model}, p); err != nil {
+		return nil, err
+	}
+	d, err := vld.OpenLogical(dev, vld.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer d.Volume().Close()
+	bs := d.BlockSize()
+	file := int64(float64(d.Blocks()) * u)
+	chunk := make([][]byte, 64)
+	for i := range chunk {
+		chunk[i] = make([]byte, bs)
+	}
+	for l := int64(0); l < file; l += 64 {
+		n := min(int64(64), file-l)
+		if err := d.Write(l, chunk[:n]); err != nil {
+			return nil, fmt.Errorf("updates: filling to %.0f%%: %w", u*100, err)
+		}
+	}
+	if err := d.Sync(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	one := chunk[:1]
+	update := func() error {
+		if err := d.Write(rng.Int63n(file), one); err != nil {
+			return err
+		}
+		return d.Sync()
+	}
+	if p == vld.PlaceEager {
+		for i := 0; i < cfg.Updates; i++ {
+			if err := update(); err != nil {
+				return nil, fmt.Errorf("updates: warm-up at %.0f%%: %w", u*100, err)
+			}
+		}
+	}
+	s0 := d.Volume().Stats()
+	for i := 0; i < cfg.Updates; i++ {
+		if err := update(); err != nil {
+			return nil, fmt.Errorf("updates at %.0f%%: %w", u*100, err)
+		}
+	}
+	s1 := d.Volume().Stats()
+	n := float64(cfg.Updates)
+	return map[string]any{
+		"placement":           p.String(),
+		"utilization":         u,
+		"mean_ms":             (s1.SimNowMs - s0.SimNowMs) / n,
+		"overhead_ms":         (s1.Sim.OverheadMs - s0.Sim.OverheadMs) / n,
+		"transfer_ms":         (s1.Sim.TransferMs - s0.Sim.TransferMs) / n,
+		"locate_ms":           (s1.Sim.LocateMs - s0.Sim.LocateMs) / n,
+		"requests_per_update": float64(s1.Writes-s0.Writes) / n,
+	}, nil
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/vlfs/vlfs/bench"
+)
+
+// runBenchUpdates is `vlfs bench updates`: Figure 8 of the virtual-log
+// paper, eager placement against update-in-place on one simulated disk.
+func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("bench updates", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	diskName := fl.String("disk", "st19101", "disk preset or model file")
+	size := fl.Int64("disk-mib", 128, "simulated disk region in MiB")
+	updates := fl.Int("updates", 2000, "measured updates per point")
+	seed := fl.Int64("seed", 1, "random seed")
+	quick := fl.Bool("quick", false, "utilisations 0.5 and 0.8 only, 500 updates")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: vlfs bench updates [--disk NAME|FILE] [--disk-mib N] [--updates N] [--seed S] [--quick] [--json]")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	m, code := resolveDisk("bench updates", *diskName, stderr)
+	if m == nil {
+		return code
+	}
+	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed}
+	if *quick {
+		cfg.Utilizations, cfg.Updates = []float64{0.5, 0.8}, 500
+	}
+	rep, err := bench.Updates(cfg)
+	if err != nil {
+		return benchFailure("updates", err, stderr)
+	}
+	return writeReport(rep, *asJSON, stdout, stderr)
+}
