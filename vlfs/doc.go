@@ -1,4 +1,43 @@
 // Package vlfs is the file-system core of vlfs: inodes, directories, file
 // data, the inode map and recovery, stored on a vld.Volume. It knows nothing
-// about FUSE; package vlfs/fusefs adapts it.
+// about FUSE (package vlfs/fusefs adapts it) and never computes disk
+// positions (the volume places every block).
+//
+// # Structure
+//
+// Data, directory, indirect, xattr and inode blocks are written eagerly by
+// the volume wherever it chooses. Inodes hold the addresses of their blocks
+// (12 direct pointers and single/double/triple indirect roots); inodes are
+// packed 16 to a 4 KiB inode block; the inode map (inode-block number ->
+// address) is the only content of the virtual log: it is kept in memory and
+// committed as the volume's pieces. docs/vlfs-format.md has the layout and
+// the reasons.
+//
+// In memory: active inodes (decoded, possibly dirty) in FS.inodes, evicted
+// when clean; raw inode blocks in a bounded cache; each active directory
+// holds a name -> entry map; dirty file data is buffered per inode up to
+// Options.DirtyLimitBytes. A commit writes every dirty block, then the
+// changed inode-map pieces in one vld Commit: a commit is a consistent
+// snapshot of the whole file system (docs/durability.md).
+//
+// # Locks
+//
+// Lock order (a lock on the left may be held while taking one on its right,
+// never the reverse):
+//
+//	FS.commitMu -> FS.mu -> (the volume's locks)
+//	FS.gc.mu is a leaf: never held while taking another lock
+//	FS.stats counters are atomics
+//
+// FS.mu guards all in-memory file-system state. It is a plain Mutex rather
+// than an RWMutex because even reads fill caches (inodes, directories,
+// indirect blocks). FS.commitMu serialises commits: the leader of a group
+// commit takes commitMu, takes mu to write out dirty state and snapshot the
+// inode map, releases mu and then runs the volume's Commit (the slow device
+// flush) with only commitMu held, so other operations proceed meanwhile.
+// Functions whose name ends in Locked need FS.mu held.
+//
+// Caches may only shrink at "safe points" (FS.unlock, at the end of each
+// public operation), so an operation never holds a pointer to an evicted
+// inode.
 package vlfs

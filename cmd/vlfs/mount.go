@@ -1,0 +1,236 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/fusefs"
+)
+
+// mountArgs is a parsed `vlfs mount` command line.
+type mountArgs struct {
+	image, dir    string
+	opts          []string // -o values, in order
+	clock         string
+	background    bool
+	debug         bool
+	logFile       string
+	installHelper string
+
+	fuse  fusefs.Options
+	fsOpt vlfs.Options
+}
+
+// optionList collects repeated -o flags.
+type optionList []string
+
+func (l *optionList) String() string     { return strings.Join(*l, ",") }
+func (l *optionList) Set(s string) error { *l = append(*l, s); return nil }
+
+func runMount(args []string, stdout, stderr io.Writer) int {
+	a, code := parseMountArgs(args, stderr)
+	if code != exitOK {
+		return code
+	}
+	if a.installHelper != "" {
+		return installMountHelper(a.installHelper, stdout, stderr)
+	}
+	if a.background {
+		return mountBackground(a, stdout, stderr)
+	}
+	return mountForeground(a, stdout, stderr)
+}
+
+// parseMountArgs accepts flags before, between and after the two operands,
+// as mount(8) and mount.fuse3 put -o after them.
+func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
+	a := &mountArgs{}
+	fl := flag.NewFlagSet("mount", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Var((*optionList)(&a.opts), "o", "comma-separated mount options (see docs/mounting.md): ro, allow_other, clock=real, ...")
+	fl.StringVar(&a.clock, "clock", "virtual", "simulated disk time: virtual (nothing sleeps) or real (each request sleeps its service time)")
+	fl.BoolVar(&a.background, "background", false, "run as a daemon: return once the mount is ready")
+	fl.BoolVar(&a.debug, "debug", false, "log every FUSE request (to stderr or --log)")
+	fl.StringVar(&a.logFile, "log", "", "append the daemon's log to this file (default: stderr; discarded with --background)")
+	fl.StringVar(&a.installHelper, "install-helper", "", "write DIR/mount.fuse.vlfs so that mount(8) and /etc/fstab can mount type fuse.vlfs, and exit")
+	for _, name := range []string{"n", "s", "v"} { // mount(8) passes these to helpers
+		fl.Bool(name, false, "ignored (mount(8) compatibility)")
+	}
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: vlfs mount [-o OPTIONS] [--background] [--clock virtual|real] IMAGE MOUNTPOINT")
+		fl.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		return nil, exitUsage
+	}
+	if a.installHelper != "" {
+		return a, exitOK
+	}
+	if len(pos) != 2 {
+		fl.Usage()
+		return nil, exitUsage
+	}
+	a.image, a.dir = pos[0], pos[1]
+	if err := a.applyOptions(); err != nil {
+		fmt.Fprintf(stderr, "vlfs mount: %v\n", err)
+		return nil, exitUsage
+	}
+	return a, exitOK
+}
+
+// parseInterspersed parses flags anywhere among the operands.
+func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			return nil, err
+		}
+		if fl.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fl.Arg(0))
+		args = fl.Args()[1:]
+	}
+}
+
+// applyOptions turns -o and the flags into file-system and FUSE options.
+func (a *mountArgs) applyOptions() error {
+	abs, err := filepath.Abs(a.image)
+	if err != nil {
+		return err
+	}
+	a.fuse = fusefs.Options{FSName: abs, Image: abs}
+	rest, err := fusefs.ParseOptions(strings.Join(a.opts, ","), &a.fuse)
+	if err != nil {
+		return err
+	}
+	for _, o := range rest {
+		key, val, _ := strings.Cut(o, "=")
+		switch key {
+		case "clock":
+			a.clock = val
+		case "debug":
+			a.debug = true
+		case "log":
+			a.logFile = val
+		default:
+			return fmt.Errorf("unknown mount option %q (see docs/mounting.md)", o)
+		}
+	}
+	switch a.clock {
+	case "virtual":
+		a.fsOpt.Clock = vld.ClockVirtual
+	case "real":
+		a.fsOpt.Clock = vld.ClockReal
+	default:
+		return fmt.Errorf("--clock %q: want virtual or real", a.clock)
+	}
+	a.fsOpt.ReadOnly = a.fuse.ReadOnly
+	return nil
+}
+
+// checkMountPoint refuses a mount point that cannot take the mount, naming
+// the fix.
+func checkMountPoint(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, syscall.ENOTCONN):
+		return fmt.Errorf("%s is a dead FUSE mount (its server exited); clear it with: vlfs umount %s", dir, dir)
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("mount point %s does not exist; create it with: mkdir -p %s", dir, dir)
+	case err != nil:
+		return fmt.Errorf("mount point: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("mount point %s is not a directory", dir)
+	}
+	fstype, mounted, err := fusefs.MountType(dir)
+	if err != nil {
+		return err
+	}
+	if mounted {
+		return fmt.Errorf("%s is already a mount point (%s); unmount it first (vlfs umount %s) or choose another directory", dir, fstype, dir)
+	}
+	return nil
+}
+
+// openImage opens and mounts the file system in the image, explaining the
+// failures a user can fix.
+func openImage(a *mountArgs, logf func(string, ...any)) (*vlfs.FS, error) {
+	if _, err := os.Stat(a.image); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("image %s does not exist; create it with: vlfs mkfs %s", a.image, a.image)
+	}
+	dev, err := device.OpenFile(a.image, device.FileOptions{ReadOnly: a.fsOpt.ReadOnly})
+	if errors.Is(err, device.ErrLocked) {
+		return nil, fmt.Errorf("%s is already in use (mounted, or being checked by fsck); an image can be mounted only once at a time", a.image)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := a.fsOpt
+	o.Logf = logf
+	fsys, err := vlfs.Mount(dev, o)
+	if err != nil {
+		dev.Close()
+		return nil, explainMountError(a.image, err)
+	}
+	return fsys, nil
+}
+
+func explainMountError(img string, err error) error {
+	switch {
+	case errors.Is(err, vlfs.ErrNeedsRepair):
+		return fmt.Errorf("%s needs repair: run vlfs fsck --repair %s (%v)", img, img, err)
+	case errors.Is(err, vld.ErrNotFormatted):
+		return fmt.Errorf("%s is not a vlfs image; format it with: vlfs mkfs %s", img, img)
+	case errors.Is(err, vlfs.ErrCorrupt), errors.Is(err, vld.ErrCorrupt):
+		return fmt.Errorf("%s is damaged: check it with vlfs fsck %s, repair with vlfs fsck --repair %s (%v)", img, img, img, err)
+	}
+	return fmt.Errorf("mounting %s: %w", img, err)
+}
+
+// mountedMessage tells the user what to do with the new mount.
+func mountedMessage(w io.Writer, a *mountArgs, pid int, foreground bool) {
+	fmt.Fprintf(w, "vlfs: %s mounted on %s (clock %s, pid %d)\n", a.image, a.dir, a.clock, pid)
+	fmt.Fprintf(w, "  use it as any directory:  ls %s\n", a.dir)
+	fmt.Fprintf(w, "  live counters:            vlfs stats %s\n", a.dir)
+	if foreground {
+		fmt.Fprintf(w, "  unmount:                  vlfs umount %s   (or Ctrl-C here)\n", a.dir)
+	} else {
+		fmt.Fprintf(w, "  unmount:                  vlfs umount %s\n", a.dir)
+	}
+}
+
+// helperScript is installed as mount.fuse.vlfs: mount(8) runs it for
+// fstab entries of type fuse.vlfs as "mount.fuse.vlfs IMAGE DIR -o OPTS".
+const helperScript = `#!/bin/sh
+# mount(8) helper for file systems of type fuse.vlfs (written by vlfs mount --install-helper).
+exec %q mount --background "$@"
+`
+
+func installMountHelper(dir string, stdout, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs mount: finding the vlfs binary: %v\n", err)
+		return exitFailure
+	}
+	p := filepath.Join(dir, "mount.fuse.vlfs")
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(helperScript, exe)), 0o755); err != nil {
+		fmt.Fprintf(stderr, "vlfs mount: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "vlfs: wrote %s; /etc/fstab entries of type fuse.vlfs now mount with %s\n", p, exe)
+	return exitOK
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/fusefs"
+)
+
+// Environment of the daemon started by mount --background.
+const (
+	// readyEnv names the descriptor on which the daemon reports "ready PID"
+	// or "error MESSAGE" to the process that started it.
+	readyEnv = "VLFS_MOUNT_READY_FD"
+	// binaryEnv overrides the binary that --background starts (tests run
+	// from a test binary, which is not vlfs).
+	binaryEnv = "VLFS_BINARY"
+)
+
+// mountForeground mounts and serves until the file system is unmounted.
+func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
+	ready := readyPipeFromEnv()
+	logw, closeLog := a.logWriter(stderr)
+	defer closeLog()
+	logger := log.New(logw, "vlfs: ", log.LstdFlags)
+	if a.logFile != "" {
+		log.SetOutput(logw) // bazil.org/fuse reports fusermount3 output there
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "vlfs mount: %v\n", err)
+		ready.fail(err)
+		return exitFailure
+	}
+	dir, err := filepath.Abs(a.dir)
+	if err != nil {
+		return fail(err)
+	}
+	a.dir = dir
+	if err := checkMountPoint(dir); err != nil {
+		return fail(err)
+	}
+	fsys, err := openImage(a, logger.Printf)
+	if err != nil {
+		return fail(err)
+	}
+	fo := a.fuse
+	fo.Logf = logger.Printf
+	if a.debug {
+		fo.Debug = func(m string) { logger.Print(m) }
+	}
+	srv, err := fusefs.Mount(dir, fsys, fo)
+	if err != nil {
+		fsys.Close()
+		return fail(fmt.Errorf("FUSE mount on %s failed: %w (needs /dev/fuse and fusermount3)", dir, err))
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if ready != nil {
+		ready.ok()
+	} else {
+		mountedMessage(stdout, a, os.Getpid(), true)
+	}
+	return serveUntilUnmounted(srv, fsys, sigs, a.image, stderr)
+}
+
+// logWriter is where the daemon logs: --log FILE, else stderr.
+func (a *mountArgs) logWriter(stderr io.Writer) (io.Writer, func()) {
+	if a.logFile == "" {
+		return stderr, func() {}
+	}
+	f, err := os.OpenFile(a.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs mount: log file: %v; logging to stderr\n", err)
+		return stderr, func() {}
+	}
+	return f, func() { f.Close() }
+}
+
+// serveUntilUnmounted waits for the mount to end, unmounting on the first
+// signal and aborting on the second, then closes the file system.
+func serveUntilUnmounted(srv *fusefs.Server, fsys *vlfs.FS, sigs <-chan os.Signal, img string, w io.Writer) int {
+	served := make(chan struct{})
+	go func() {
+		srv.Wait()
+		close(served)
+	}()
+	signals := 0
+	for {
+		select {
+		case <-served:
+			return closeFS(fsys, srv.Dir(), img, w)
+		case sig := <-sigs:
+			signals++
+			if !onSignal(srv, sig, signals, w) {
+				return exitFailure
+			}
+		}
+	}
+}
+
+// onSignal unmounts (lazily if busy) on the first signal and aborts the
+// connection on the next; false means give up without closing the image.
+func onSignal(srv *fusefs.Server, sig os.Signal, n int, w io.Writer) bool {
+	dir := srv.Dir()
+	if n == 1 {
+		fmt.Fprintf(w, "vlfs: %v: unmounting %s\n", sig, dir)
+		err := fusefs.Unmount(dir, false)
+		if errors.Is(err, fusefs.ErrBusy) {
+			fmt.Fprintf(w, "vlfs: %s is busy (a file is open there or a working directory is inside): detaching it now; the image is closed when the last user leaves (signal again to force)\n", dir)
+			err = fusefs.Unmount(dir, true)
+		}
+		if err != nil && !errors.Is(err, fusefs.ErrNotMounted) {
+			fmt.Fprintf(w, "vlfs: %v\n", err)
+		}
+		return true
+	}
+	fmt.Fprintf(w, "vlfs: %v again: aborting the FUSE connection\n", sig)
+	if err := srv.Abort(); err != nil {
+		fmt.Fprintf(w, "vlfs: %v; exiting without closing the image (the next mount recovers it)\n", err)
+		return false
+	}
+	return true
+}
+
+func closeFS(fsys *vlfs.FS, dir, img string, w io.Writer) int {
+	if err := fsys.Close(); err != nil {
+		fmt.Fprintf(w, "vlfs: %s unmounted, but closing %s failed: %v (the next mount recovers it)\n", dir, img, err)
+		return exitFailure
+	}
+	fmt.Fprintf(w, "vlfs: %s unmounted; %s closed cleanly\n", dir, img)
+	return exitOK
+}
+
+// mountBackground starts `vlfs mount` as a daemon and waits until it
+// reports the mount ready (or why it failed).
+func mountBackground(a *mountArgs, stdout, stderr io.Writer) int {
+	cmd, r, err := a.startDaemon()
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs mount: starting the daemon: %v\n", err)
+		return exitFailure
+	}
+	msg, _ := io.ReadAll(r) // until the daemon closes its end
+	r.Close()
+	line := strings.TrimSpace(string(msg))
+	if pid, ok := strings.CutPrefix(line, "ready "); ok {
+		go cmd.Wait() // reaps the daemon when run in-process (tests)
+		n, _ := strconv.Atoi(pid)
+		mountedMessage(stdout, a, n, false)
+		return exitOK
+	}
+	werr := cmd.Wait()
+	if m, ok := strings.CutPrefix(line, "error "); ok {
+		fmt.Fprintf(stderr, "vlfs mount: %s\n", m)
+	} else {
+		fmt.Fprintf(stderr, "vlfs mount: the daemon exited (%v) before the mount was ready; run without --background to see why\n", werr)
+	}
+	return exitFailure
+}
+
+// startDaemon runs this binary's `mount` without --background in a new
+// session, with a pipe for its readiness report.
+func (a *mountArgs) startDaemon() (*exec.Cmd, *os.File, error) {
+	exe := os.Getenv(binaryEnv)
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, nil, err
+		}
+	}
+	args, err := a.daemonArgs()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer w.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = "/" // a daemon must not keep a directory busy
+	cmd.Env = append(os.Environ(), readyEnv+"=3")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		return nil, nil, err
+	}
+	return cmd, r, nil
+}
+
+// daemonArgs rebuilds the command line with absolute paths.
+func (a *mountArgs) daemonArgs() ([]string, error) {
+	img, err := filepath.Abs(a.image)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(a.dir)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"mount", "--clock", a.clock}
+	if len(a.opts) > 0 {
+		args = append(args, "-o", strings.Join(a.opts, ","))
+	}
+	if a.logFile != "" {
+		lf, err := filepath.Abs(a.logFile)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--log", lf)
+	}
+	if a.debug {
+		args = append(args, "--debug")
+	}
+	return append(args, "--", img, dir), nil
+}
+
+// readyPipe reports readiness to the process that started the daemon.
+type readyPipe struct{ f *os.File }
+
+// readyPipeFromEnv returns the pipe named by readyEnv, or nil.
+func readyPipeFromEnv() *readyPipe {
+	fd, err := strconv.Atoi(os.Getenv(readyEnv))
+	if err != nil || fd < 3 {
+		return nil
+	}
+	os.Unsetenv(readyEnv)
+	return &readyPipe{os.NewFile(uintptr(fd), "vlfs-ready")}
+}
+
+func (p *readyPipe) ok() {
+	if p != nil {
+		fmt.Fprintf(p.f, "ready %d\n", os.Getpid())
+		p.f.Close()
+	}
+}
+
+func (p *readyPipe) fail(err error) {
+	if p != nil {
+		fmt.Fprintf(p.f, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		p.f.Close()
+	}
+}

@@ -1,0 +1,62 @@
+package vlfs
+
+import "github.com/vlfs/vlfs/vlfs/ondisk"
+
+// blockVisitor receives the blocks of one inode: data blocks with their
+// logical number (node == false) and indirect blocks (node == true; addr
+// 0 for one not written yet).
+type blockVisitor func(node bool, lbn uint64, addr uint64) error
+
+// forEachBlockLocked visits every block in references in its current
+// in-memory state (loaded indirect blocks take precedence over the disk).
+// Indirect blocks read from disk are not cached.
+func (fs *FS) forEachBlockLocked(in *inode, fn blockVisitor) error {
+	for i, a := range in.d.Direct {
+		if a != 0 {
+			if err := fn(false, uint64(i), a); err != nil {
+				return err
+			}
+		}
+	}
+	for r := 0; r < ondisk.NumIndirect; r++ {
+		k := nodeKey{root: uint8(r), height: uint8(r + 1)}
+		if err := fs.visitNodeLocked(in, k, in.d.Indirect[r], fs.geo.rootBase(r), fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base uint64, fn blockVisitor) error {
+	n := in.nodes[k]
+	if n == nil {
+		if ptr == 0 {
+			return nil
+		}
+		n = &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
+		if err := fs.readNodeLocked(in, k, n); err != nil {
+			return err
+		}
+	}
+	if err := fn(true, 0, n.addr); err != nil {
+		return err
+	}
+	for s, c := range n.ptrs {
+		idx := k.idx*fs.geo.per + uint64(s)
+		if k.height == 1 {
+			if c != 0 {
+				if err := fn(false, base+idx, c); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		ck := nodeKey{root: k.root, height: k.height - 1, idx: idx}
+		if c != 0 || in.nodes[ck] != nil {
+			if err := fs.visitNodeLocked(in, ck, c, base, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

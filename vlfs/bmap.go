@@ -1,0 +1,320 @@
+package vlfs
+
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// An inode's block tree: logical blocks 0..11 are direct pointers; then
+// root r (0, 1, 2) is a tree of height r+1 of indirect blocks covering
+// per^(r+1) logical blocks. A node is named by its root, its height (1 =
+// points at data) and its index among the nodes of that height in that root.
+type nodeKey struct {
+	root, height uint8
+	idx          uint64
+}
+
+// node is a loaded indirect block. A dirty node is written at the next
+// write-out; a new node has addr 0.
+type node struct {
+	addr  vld.Addr
+	ptrs  []uint64
+	dirty bool
+}
+
+// span is per^h: the logical blocks a node of height h covers.
+func (g geometry) span(h int) uint64 {
+	s := uint64(1)
+	for ; h > 0; h-- {
+		s *= g.per
+	}
+	return s
+}
+
+// rootBase is the first logical block covered by root r.
+func (g geometry) rootBase(r int) uint64 {
+	b := uint64(ondisk.NumDirect)
+	for i := 0; i < r; i++ {
+		b += g.span(i + 1)
+	}
+	return b
+}
+
+// locate returns the root covering lbn (>= NumDirect, < maxBlock) and lbn's
+// offset inside it.
+func (g geometry) locate(lbn uint64) (int, uint64) {
+	rel := lbn - ondisk.NumDirect
+	for r := 0; r < ondisk.NumIndirect-1; r++ {
+		if rel < g.span(r+1) {
+			return r, rel
+		}
+		rel -= g.span(r + 1)
+	}
+	return ondisk.NumIndirect - 1, rel
+}
+
+func (g geometry) leafKey(lbn uint64) (nodeKey, uint64) {
+	r, rel := g.locate(lbn)
+	return nodeKey{root: uint8(r), height: 1, idx: rel / g.per}, rel % g.per
+}
+
+func (g geometry) parentKey(k nodeKey) (nodeKey, uint64) {
+	return nodeKey{root: k.root, height: k.height + 1, idx: k.idx / g.per}, k.idx % g.per
+}
+
+func (k nodeKey) isRoot() bool { return k.height == k.root+1 }
+
+// nodeLocked returns node k of in, loading it (and its ancestors) from disk
+// if needed. A missing node is created when create is set (and counted in
+// the inode's blocks), otherwise nil is returned.
+func (fs *FS) nodeLocked(in *inode, k nodeKey, create bool) (*node, error) {
+	if n := in.nodes[k]; n != nil {
+		return n, nil
+	}
+	var ptr uint64
+	if k.isRoot() {
+		ptr = in.d.Indirect[k.root]
+	} else {
+		pk, slot := fs.geo.parentKey(k)
+		p, err := fs.nodeLocked(in, pk, create)
+		if err != nil || p == nil {
+			return nil, err
+		}
+		ptr = p.ptrs[slot]
+	}
+	if ptr == 0 && !create {
+		return nil, nil
+	}
+	n := &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
+	if ptr == 0 {
+		n.dirty = true
+		in.d.Blocks++
+		fs.touchLocked(in)
+	} else if err := fs.readNodeLocked(in, k, n); err != nil {
+		return nil, err
+	}
+	if in.nodes == nil {
+		in.nodes = map[nodeKey]*node{}
+	}
+	in.nodes[k] = n
+	fs.nodes++
+	return n, nil
+}
+
+func (fs *FS) readNodeLocked(in *inode, k nodeKey, n *node) error {
+	buf := make([]byte, fs.geo.bs)
+	if err := fs.vol.ReadBlock(n.addr, buf); err != nil {
+		return fmt.Errorf("inode %d: reading indirect block at %d: %w", in.ino, n.addr, err)
+	}
+	if err := ondisk.DecodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs); err != nil {
+		return fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
+	}
+	return nil
+}
+
+// bmapLocked returns the address of logical block lbn of in (0 = hole).
+func (fs *FS) bmapLocked(in *inode, lbn uint64) (uint64, error) {
+	if lbn < ondisk.NumDirect {
+		return in.d.Direct[lbn], nil
+	}
+	if lbn >= fs.geo.maxBlock {
+		return 0, nil
+	}
+	k, slot := fs.geo.leafKey(lbn)
+	n, err := fs.nodeLocked(in, k, false)
+	if err != nil || n == nil {
+		return 0, err
+	}
+	return n.ptrs[slot], nil
+}
+
+// prepareLocked loads or creates the indirect blocks on lbn's path, so that
+// a later setPtrLocked cannot fail.
+func (fs *FS) prepareLocked(in *inode, lbn uint64) error {
+	if lbn < ondisk.NumDirect {
+		return nil
+	}
+	k, _ := fs.geo.leafKey(lbn)
+	_, err := fs.nodeLocked(in, k, true)
+	return err
+}
+
+// setPtrLocked points lbn at a and frees what it pointed at before. The
+// path must have been prepared.
+func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
+	var old *uint64
+	if lbn < ondisk.NumDirect {
+		old = &in.d.Direct[lbn]
+		in.dirty = true
+	} else {
+		k, slot := fs.geo.leafKey(lbn)
+		n, err := fs.nodeLocked(in, k, true)
+		if err != nil {
+			return err
+		}
+		old = &n.ptrs[slot]
+		n.dirty = true
+	}
+	if *old != 0 {
+		fs.freeBlockLocked(*old)
+	}
+	*old = a
+	fs.markDirtyLocked(in)
+	return nil
+}
+
+// freeBlockLocked queues a for release at the next commit snapshot: until
+// then the state being committed may still reference it.
+func (fs *FS) freeBlockLocked(a vld.Addr) {
+	fs.pendingFree = append(fs.pendingFree, a)
+}
+
+// truncateBlocksLocked frees every block of in at logical number >= from,
+// dirty or written.
+func (fs *FS) truncateBlocksLocked(in *inode, from uint64) error {
+	if err := fs.dropDirtyDataLocked(in, from); err != nil {
+		return err
+	}
+	for i := from; i < ondisk.NumDirect; i++ {
+		if in.d.Direct[i] != 0 {
+			fs.freeBlockLocked(in.d.Direct[i])
+			in.d.Direct[i] = 0
+			in.d.Blocks--
+			fs.touchLocked(in)
+		}
+	}
+	for r := 0; r < ondisk.NumIndirect; r++ {
+		base, span := fs.geo.rootBase(r), fs.geo.span(r+1)
+		if from >= base+span {
+			continue
+		}
+		root := nodeKey{root: uint8(r), height: uint8(r + 1)}
+		if from <= base {
+			if err := fs.freeSubtreeLocked(in, root, in.d.Indirect[r]); err != nil {
+				return err
+			}
+			if in.d.Indirect[r] != 0 {
+				in.d.Indirect[r] = 0
+			}
+			fs.touchLocked(in)
+			continue
+		}
+		if err := fs.truncNodeLocked(in, root, from-base); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropDirtyDataLocked forgets buffered blocks at logical number >= from.
+func (fs *FS) dropDirtyDataLocked(in *inode, from uint64) error {
+	for lbn, b := range in.data {
+		if lbn < from {
+			continue
+		}
+		a, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return err
+		}
+		if a == 0 {
+			in.d.Blocks--
+			fs.touchLocked(in)
+		}
+		fs.forgetDirtyLocked(in, lbn, b)
+	}
+	return nil
+}
+
+// forgetDirtyLocked removes one buffered block and its reservation.
+func (fs *FS) forgetDirtyLocked(in *inode, lbn uint64, b []byte) {
+	delete(in.data, lbn)
+	fs.reserved--
+	if b != nil {
+		fs.dirtyBytes -= int64(fs.geo.bs)
+	}
+}
+
+// truncNodeLocked frees the blocks below node k at offsets >= from
+// (relative to the node's root).
+func (fs *FS) truncNodeLocked(in *inode, k nodeKey, from uint64) error {
+	n, err := fs.nodeLocked(in, k, false)
+	if err != nil || n == nil {
+		return err
+	}
+	h := int(k.height)
+	child := fs.geo.span(h - 1)
+	lo := k.idx * fs.geo.span(h)
+	for s := uint64(0); s < fs.geo.per; s++ {
+		clo := lo + s*child
+		if clo+child <= from {
+			continue
+		}
+		if h == 1 {
+			if n.ptrs[s] != 0 {
+				fs.freeBlockLocked(n.ptrs[s])
+				n.ptrs[s] = 0
+				in.d.Blocks--
+				n.dirty = true
+				fs.touchLocked(in)
+			}
+			continue
+		}
+		ck := nodeKey{root: k.root, height: k.height - 1, idx: k.idx*fs.geo.per + s}
+		if clo < from {
+			if err := fs.truncNodeLocked(in, ck, from); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fs.freeSubtreeLocked(in, ck, n.ptrs[s]); err != nil {
+			return err
+		}
+		if n.ptrs[s] != 0 {
+			n.ptrs[s] = 0
+			n.dirty = true
+			fs.markDirtyLocked(in)
+		}
+	}
+	return nil
+}
+
+// freeSubtreeLocked frees node k (at ptr on disk, or loaded) and every
+// block below it.
+func (fs *FS) freeSubtreeLocked(in *inode, k nodeKey, ptr uint64) error {
+	n := in.nodes[k]
+	if n == nil {
+		if ptr == 0 {
+			return nil
+		}
+		n = &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
+		if err := fs.readNodeLocked(in, k, n); err != nil {
+			return err
+		}
+	} else {
+		delete(in.nodes, k)
+		fs.nodes--
+	}
+	for s, c := range n.ptrs {
+		if k.height == 1 {
+			if c != 0 {
+				fs.freeBlockLocked(c)
+				in.d.Blocks--
+			}
+			continue
+		}
+		ck := nodeKey{root: k.root, height: k.height - 1, idx: k.idx*fs.geo.per + uint64(s)}
+		if c != 0 || in.nodes[ck] != nil {
+			if err := fs.freeSubtreeLocked(in, ck, c); err != nil {
+				return err
+			}
+		}
+	}
+	if n.addr != 0 {
+		fs.freeBlockLocked(n.addr)
+	}
+	in.d.Blocks--
+	fs.touchLocked(in)
+	return nil
+}

@@ -1,0 +1,154 @@
+package vlfs
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// groupCommit lets concurrent fsyncs share one volume commit: a caller
+// needs a commit that starts after it arrived; the first waiter to find no
+// commit running leads the next one, for everybody waiting.
+type groupCommit struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	running bool
+	started uint64 // commits started
+	done    uint64 // commits finished
+	lastErr error  // result of commit number done
+}
+
+// syncAll makes the whole current file-system state durable. It returns
+// once a commit that started after the call has finished.
+func (fs *FS) syncAll() error {
+	g := &fs.gc
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	target := g.started + 1
+	led := false
+	for g.done < target {
+		if g.running {
+			g.cond.Wait()
+			continue
+		}
+		g.running, led = true, true
+		g.started++
+		seq := g.started
+		g.mu.Unlock()
+		err := fs.commit()
+		g.mu.Lock()
+		g.running = false
+		g.done, g.lastErr = seq, err
+		g.cond.Broadcast()
+	}
+	if !led {
+		fs.stats.grouped.Add(1)
+	}
+	return g.lastErr
+}
+
+// commit writes out everything dirty and commits it with the changed
+// inode-map pieces, as one consistent snapshot. Only the write-out runs
+// under FS.mu; the volume's commit (the device flush) runs with commitMu.
+func (fs *FS) commit() error {
+	fs.commitMu.Lock()
+	defer fs.commitMu.Unlock()
+	fs.lock()
+	if fs.readOnly {
+		fs.unlock()
+		return nil
+	}
+	if fs.failed != nil {
+		err := fs.failed
+		fs.unlock()
+		return err
+	}
+	if err := fs.writeOutLocked(); err != nil {
+		fs.unlock()
+		return err
+	}
+	pieces := fs.imap.takeDirtyPieces()
+	if err := fs.releaseFreesLocked(); err != nil {
+		fs.imap.redirty(pieces)
+		fs.unlock()
+		return err
+	}
+	fs.dirtySince = time.Time{}
+	fs.unlock()
+
+	fs.stats.commits.Add(1)
+	if err := fs.vol.Commit(pieces); err != nil {
+		fs.lock()
+		fs.imap.redirty(pieces)
+		fs.markDirtySinceLocked()
+		fs.unlock()
+		return fs.volErr("commit", err)
+	}
+	return nil
+}
+
+// releaseFreesLocked hands the blocks freed before this snapshot to the
+// volume, which reuses them once the commit is durable.
+func (fs *FS) releaseFreesLocked() error {
+	for i, a := range fs.pendingFree {
+		if err := fs.vol.Free(a); err != nil {
+			fs.pendingFree = fs.pendingFree[i+1:]
+			fs.failed = fmt.Errorf("freeing block %d: %w: %w", a, err, ErrCorrupt)
+			return fs.failed
+		}
+	}
+	fs.pendingFree = fs.pendingFree[:0]
+	return nil
+}
+
+func (fs *FS) markDirtySinceLocked() {
+	if fs.dirtySince.IsZero() {
+		fs.dirtySince = wallNow()
+	}
+}
+
+// Fsync makes ino's data and metadata durable, and with them the whole
+// file system (a commit is a snapshot of everything).
+func (fs *FS) Fsync(ino Ino, datasync bool) error {
+	defer fs.stats.count(opFsync, 0)
+	fs.lock()
+	_, err := fs.getLocked(ino)
+	fs.unlock()
+	if err != nil {
+		return err
+	}
+	return fs.syncAll()
+}
+
+// Sync makes the whole file system durable.
+func (fs *FS) Sync() error {
+	defer fs.stats.count(opSync, 0)
+	return fs.syncAll()
+}
+
+// flusher commits in the background once dirty state is FlushInterval old.
+func (fs *FS) flusher() {
+	defer close(fs.stopped)
+	tick := max(fs.opts.FlushInterval/4, time.Millisecond)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-fs.stop:
+			return
+		case <-t.C:
+		}
+		fs.mu.Lock()
+		due := !fs.dirtySince.IsZero() && time.Since(fs.dirtySince) >= fs.opts.FlushInterval
+		fs.mu.Unlock()
+		if due {
+			if err := fs.syncAll(); err != nil {
+				fs.logf("vlfs: background flush: %v", err)
+			}
+		}
+	}
+}
+
+func wallNow() time.Time { return time.Now() }
+
+func newCond(mu *sync.Mutex) *sync.Cond { return sync.NewCond(mu) }

@@ -1,0 +1,306 @@
+package vlfs
+
+import "fmt"
+
+// fileLocked returns the live regular file ino.
+func (fs *FS) fileLocked(ino Ino) (*inode, error) {
+	in, err := fs.getLocked(ino)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case in.isDir():
+		return nil, fmt.Errorf("inode %d: %w", ino, ErrIsDir)
+	case !in.isReg():
+		return nil, fmt.Errorf("inode %d is not a regular file: %w", ino, ErrInvalid)
+	}
+	return in, nil
+}
+
+// Read reads up to len(buf) bytes at off; it returns 0 at or past the end.
+func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read at %d: %w", off, ErrInvalid)
+	}
+	fs.lock()
+	defer fs.unlock()
+	in, err := fs.fileLocked(ino)
+	if err != nil {
+		return 0, err
+	}
+	n, err := fs.readLocked(in, uint64(off), buf)
+	fs.stats.count(opRead, n)
+	return n, err
+}
+
+// readLocked copies in's bytes at off into buf, up to the file size.
+func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
+	if off >= in.d.Size {
+		return 0, nil
+	}
+	n := int(min(uint64(len(buf)), in.d.Size-off))
+	bs := uint64(fs.geo.bs)
+	var tmp []byte
+	for done := 0; done < n; {
+		pos := off + uint64(done)
+		lbn, within := pos/bs, int(pos%bs)
+		dst := buf[done:n]
+		chunk := min(len(dst), fs.geo.bs-within)
+		if err := fs.readBlockLocked(in, lbn, within, dst[:chunk], &tmp); err != nil {
+			return done, err
+		}
+		done += chunk
+	}
+	return n, nil
+}
+
+// readBlockLocked copies bytes [within, within+len(dst)) of logical block
+// lbn into dst; tmp is a reusable block buffer.
+func (fs *FS) readBlockLocked(in *inode, lbn uint64, within int, dst []byte, tmp *[]byte) error {
+	if b, ok := in.data[lbn]; ok {
+		if b == nil {
+			clear(dst)
+		} else {
+			copy(dst, b[within:])
+		}
+		return nil
+	}
+	a, err := fs.bmapLocked(in, lbn)
+	if err != nil {
+		return err
+	}
+	if a == 0 {
+		clear(dst)
+		return nil
+	}
+	if within == 0 && len(dst) == fs.geo.bs {
+		return fs.readDataLocked(in, a, dst)
+	}
+	if *tmp == nil {
+		*tmp = make([]byte, fs.geo.bs)
+	}
+	if err := fs.readDataLocked(in, a, *tmp); err != nil {
+		return err
+	}
+	copy(dst, (*tmp)[within:])
+	return nil
+}
+
+func (fs *FS) readDataLocked(in *inode, a uint64, buf []byte) error {
+	if err := fs.vol.ReadBlock(a, buf); err != nil {
+		return fmt.Errorf("inode %d: reading block at %d: %w", in.ino, a, err)
+	}
+	return nil
+}
+
+// Write writes data at off, buffering it until the next write-out.
+func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
+	fs.stats.count(opWrite, len(data))
+	if off < 0 {
+		return 0, fmt.Errorf("write at %d: %w", off, ErrInvalid)
+	}
+	if uint64(off) > fs.geo.maxFileSize() || uint64(len(data)) > fs.geo.maxFileSize()-uint64(off) {
+		return 0, fmt.Errorf("write of %d bytes at %d: %w", len(data), off, ErrFileTooBig)
+	}
+	err := fs.retryNoSpace(func() error { return fs.writeLocked(ino, uint64(off), data) })
+	if err != nil {
+		return 0, err
+	}
+	return len(data), nil
+}
+
+func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
+	if err := fs.checkWritableLocked(); err != nil {
+		return err
+	}
+	in, err := fs.fileLocked(ino)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	bs := uint64(fs.geo.bs)
+	end := off + uint64(len(data))
+	first, last := off/bs, (end-1)/bs
+	if err := fs.checkSpaceLocked(fs.newDirtyCount(in, first, last)); err != nil {
+		return err
+	}
+	for lbn := first; lbn <= last; lbn++ {
+		lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
+		buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs)
+		if err != nil {
+			return err
+		}
+		copy(buf[lo-lbn*bs:], data[lo-off:hi-off])
+	}
+	if end > in.d.Size {
+		in.d.Size = end
+	}
+	t := now()
+	in.d.Mtime, in.d.Ctime = t, t
+	fs.touchLocked(in)
+	return fs.limitDirtyLocked()
+}
+
+// newDirtyCount is how many of blocks first..last are not buffered yet.
+func (fs *FS) newDirtyCount(in *inode, first, last uint64) int64 {
+	n := int64(0)
+	for lbn := first; lbn <= last; lbn++ {
+		if _, ok := in.data[lbn]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// dirtyBlockLocked returns the buffer of logical block lbn, creating it
+// from the block on disk (unless the caller overwrites all of it) or zeros.
+func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool) ([]byte, error) {
+	b, ok := in.data[lbn]
+	if ok && b != nil {
+		return b, nil
+	}
+	buf := make([]byte, fs.geo.bs)
+	if !ok {
+		a, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return nil, err
+		}
+		if a == 0 {
+			in.d.Blocks++
+		} else if !whole {
+			if err := fs.readDataLocked(in, a, buf); err != nil {
+				return nil, err
+			}
+		}
+		if in.data == nil {
+			in.data = map[uint64][]byte{}
+		}
+		fs.reserved++
+	}
+	in.data[lbn] = buf
+	fs.dirtyBytes += int64(fs.geo.bs)
+	fs.markDirtyLocked(in)
+	return buf, nil
+}
+
+// limitDirtyLocked writes buffered data out (without committing) when it
+// exceeds the dirty limit, so memory stays bounded.
+func (fs *FS) limitDirtyLocked() error {
+	if fs.dirtyBytes <= fs.opts.DirtyLimitBytes {
+		return nil
+	}
+	return fs.writeDataLocked(fs.sortedDirtyLocked(), true)
+}
+
+// setSizeLocked truncates or extends a regular file.
+func (fs *FS) setSizeLocked(in *inode, size uint64) error {
+	switch {
+	case in.isDir():
+		return fmt.Errorf("truncate of directory %d: %w", in.ino, ErrIsDir)
+	case !in.isReg():
+		return fmt.Errorf("truncate of inode %d: %w", in.ino, ErrInvalid)
+	case size > fs.geo.maxFileSize():
+		return fmt.Errorf("truncate to %d: %w", size, ErrFileTooBig)
+	}
+	bs := uint64(fs.geo.bs)
+	if size < in.d.Size {
+		if err := fs.truncateBlocksLocked(in, (size+bs-1)/bs); err != nil {
+			return err
+		}
+		if err := fs.zeroTailLocked(in, size); err != nil {
+			return err
+		}
+	}
+	in.d.Size = size
+	t := now()
+	in.d.Mtime, in.d.Ctime = t, t
+	fs.touchLocked(in)
+	return nil
+}
+
+// zeroTailLocked clears the bytes past size in size's last block, so that
+// a later extension reads zeros there.
+func (fs *FS) zeroTailLocked(in *inode, size uint64) error {
+	bs := uint64(fs.geo.bs)
+	if size%bs == 0 {
+		return nil
+	}
+	lbn := size / bs
+	if b, ok := in.data[lbn]; ok {
+		if b != nil {
+			clear(b[size%bs:])
+		}
+		return nil
+	}
+	a, err := fs.bmapLocked(in, lbn)
+	if err != nil || a == 0 {
+		return err
+	}
+	buf, err := fs.dirtyBlockLocked(in, lbn, false)
+	if err != nil {
+		return err
+	}
+	clear(buf[size%bs:])
+	return nil
+}
+
+// Fallocate reserves blocks for [off, off+length) (mode 0: the file grows
+// if needed). Other modes are not supported.
+func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
+	fs.stats.count(opFallocate, int(max(length, 0)))
+	if mode != 0 {
+		return fmt.Errorf("fallocate mode %#x: %w", mode, ErrNotSupported)
+	}
+	if off < 0 || length <= 0 {
+		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrInvalid)
+	}
+	if uint64(off) > fs.geo.maxFileSize() || uint64(length) > fs.geo.maxFileSize()-uint64(off) {
+		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrFileTooBig)
+	}
+	return fs.retryNoSpace(func() error { return fs.fallocateLocked(ino, uint64(off), uint64(off+length)) })
+}
+
+func (fs *FS) fallocateLocked(ino Ino, off, end uint64) error {
+	if err := fs.checkWritableLocked(); err != nil {
+		return err
+	}
+	in, err := fs.fileLocked(ino)
+	if err != nil {
+		return err
+	}
+	bs := uint64(fs.geo.bs)
+	var holes []uint64
+	for lbn := off / bs; lbn <= (end-1)/bs; lbn++ {
+		if _, ok := in.data[lbn]; ok {
+			continue
+		}
+		a, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return err
+		}
+		if a == 0 {
+			holes = append(holes, lbn)
+		}
+	}
+	if err := fs.checkSpaceLocked(int64(len(holes))); err != nil {
+		return err
+	}
+	if len(holes) > 0 && in.data == nil {
+		in.data = map[uint64][]byte{}
+	}
+	for _, lbn := range holes {
+		in.data[lbn] = nil
+		in.d.Blocks++
+		fs.reserved++
+	}
+	t := now()
+	if end > in.d.Size {
+		in.d.Size = end
+		in.d.Mtime = t
+	}
+	in.d.Ctime = t
+	fs.touchLocked(in)
+	return nil
+}

@@ -1,0 +1,105 @@
+package vlfs
+
+import (
+	"sync"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// Defaults of Options.
+const (
+	DefaultDirtyLimit    = 64 << 20
+	DefaultFlushInterval = 5 * time.Second
+)
+
+// cacheLimits bound the clean state kept in memory. Tests shrink them to
+// exercise eviction.
+type cacheLimits struct {
+	inodes int // clean decoded inodes
+	iblks  int // raw inode blocks
+	nodes  int // indirect blocks
+}
+
+var defaultLimits = cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096}
+
+// FS is a mounted vlfs file system. Its methods are safe for concurrent use.
+type FS struct {
+	commitMu sync.Mutex // serialises commits; see the package doc
+	mu       sync.Mutex // guards everything below
+
+	vol      *vld.Volume
+	opts     Options
+	sb       ondisk.Superblock
+	geo      geometry
+	readOnly bool
+	closed   bool
+
+	imap    *inodeMap
+	inodes  map[Ino]*inode   // active inodes
+	dirty   map[Ino]*inode   // inodes with any dirty state (pinned in inodes)
+	iblocks map[uint64][]byte // inode-block cache: number -> on-disk content
+	limits  cacheLimits
+	nodes   int               // indirect blocks loaded, all inodes
+
+	lookups map[Ino]uint64 // FUSE lookup counts
+	opens   map[Ino]uint32 // open handles
+	orphans map[Ino]bool   // link count 0 but still referenced
+
+	dirtyBytes   int64       // buffered file data
+	reserved     int64       // dirty data blocks that each need a new block
+	dirtyMeta    int64       // dirty directory blocks
+	pendingFree  []vld.Addr  // freed since the last commit snapshot
+	dirtySince   time.Time   // first change since the last commit (zero if clean)
+	failed       error       // set when the volume failed; every later write returns it
+	zero         []byte      // one block of zeros, never written to
+
+	gc      groupCommit
+	stats   counters
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// geometry are the sizes derived from the block size.
+type geometry struct {
+	bs       int    // block size
+	ipb      uint64 // inodes per inode block
+	per      uint64 // addresses per indirect block
+	perPiece uint64 // inode-block addresses per inode-map piece
+	payload  int    // piece payload size
+	maxBlock uint64 // first logical block number a file cannot have
+}
+
+func newGeometry(bs, payload int) geometry {
+	g := geometry{bs: bs, ipb: uint64(ondisk.InodesPerBlock(bs)), per: uint64(ondisk.PerIndirect(bs)),
+		perPiece: uint64(ondisk.PerPiece(payload)), payload: payload}
+	g.maxBlock = ondisk.NumDirect + g.per + g.per*g.per + g.per*g.per*g.per
+	return g
+}
+
+// maxFileSize is the largest size a file may have.
+func (g geometry) maxFileSize() uint64 { return g.maxBlock * uint64(g.bs) }
+
+// lock takes FS.mu; unlock shrinks the caches (a safe point) and releases it.
+func (fs *FS) lock() { fs.mu.Lock() }
+
+func (fs *FS) unlock() {
+	fs.shrinkCachesLocked()
+	fs.mu.Unlock()
+}
+
+func (fs *FS) logf(format string, args ...any) {
+	if fs.opts.Logf != nil {
+		fs.opts.Logf(format, args...)
+	}
+}
+
+// now is the time stamped on inodes.
+func now() ondisk.Timespec { return toTimespec(time.Now()) }
+
+func toTimespec(t time.Time) ondisk.Timespec {
+	return ondisk.Timespec{Sec: t.Unix(), Nsec: uint32(t.Nanosecond())}
+}
+
+func fromTimespec(t ondisk.Timespec) time.Time { return time.Unix(t.Sec, int64(t.Nsec)) }

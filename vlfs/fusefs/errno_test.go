@@ -1,0 +1,45 @@
+package fusefs
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"testing"
+
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+func TestToErrno(t *testing.T) {
+	tests := []struct {
+		err     error
+		want    syscall.Errno
+		known   bool
+		logThis bool
+	}{
+		{vlfs.ErrNotExist, syscall.ENOENT, true, false},
+		{fmt.Errorf("lookup %q: %w", "x", vlfs.ErrExist), syscall.EEXIST, true, false},
+		{vlfs.ErrNotDir, syscall.ENOTDIR, true, false},
+		{vlfs.ErrIsDir, syscall.EISDIR, true, false},
+		{vlfs.ErrNotEmpty, syscall.ENOTEMPTY, true, false},
+		{vlfs.ErrNameTooLong, syscall.ENAMETOOLONG, true, false},
+		{vlfs.ErrNoSpace, syscall.ENOSPC, true, false},
+		{vlfs.ErrInvalid, syscall.EINVAL, true, false},
+		{vlfs.ErrNoXattr, syscall.ENODATA, true, false},
+		{vlfs.ErrXattrRange, syscall.ERANGE, true, false},
+		{vlfs.ErrFileTooBig, syscall.EFBIG, true, false},
+		{vlfs.ErrNotSupported, syscall.EOPNOTSUPP, true, false},
+		{vlfs.ErrReadOnly, syscall.EROFS, true, false},
+		{vlfs.ErrPerm, syscall.EPERM, true, false},
+		{fmt.Errorf("inode 7: %w", vlfs.ErrCorrupt), syscall.EIO, true, true},
+		{vlfs.ErrNeedsRepair, syscall.EIO, true, true},
+		{syscall.EBADF, syscall.EBADF, true, false},
+		{errors.New("something else"), syscall.EIO, false, true},
+	}
+	for _, tc := range tests {
+		got, known := toErrno(tc.err)
+		if got != tc.want || known != tc.known || shouldLog(tc.err, known) != tc.logThis {
+			t.Errorf("%v: errno %v known %v log %v, want %v %v %v", tc.err, got, known,
+				shouldLog(tc.err, known), tc.want, tc.known, tc.logThis)
+		}
+	}
+}

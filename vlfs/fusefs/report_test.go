@@ -1,0 +1,44 @@
+package fusefs
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+func TestReportOf(t *testing.T) {
+	st := vlfs.Stats{
+		Ops:    map[string]vlfs.OpStats{"write": {Count: 3, Bytes: 12288}},
+		Fsyncs: 2, Commits: 1, GroupedSyncs: 1, Utilization: 0.25,
+		Vol: vld.Stats{Writes: 4, Flushes: 1, Checkpoints: 5, LogLength: 6, LogEntries: 7,
+			WriteSim: vld.Breakdown{OverheadMs: 0.4, TransferMs: 1, LocateMs: 2.6},
+			Sim:      vld.Breakdown{OverheadMs: 1, TransferMs: 2, LocateMs: 3, OtherMs: 4},
+			Clock:    "simulated", TotalBlocks: 100, FreeBlocks: 75},
+	}
+	r := ReportOf(st)
+	if r.MeanWriteMs != 1 || r.Sim.TotalMs != 10 || r.Ops["write"].Bytes != 12288 || r.Device.Flushes != 1 || r.Source != "image" {
+		t.Fatalf("report %+v", r)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"mean_write_sim_ms":1`, `"locate_ms":3`, `"checkpoints":5`, `"log_length":6`, `"fsyncs":2`, `"utilization":0.25`} {
+		if !bytes.Contains(b, []byte(key)) {
+			t.Errorf("JSON lacks %s: %s", key, b)
+		}
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"write", "12.0 KiB", "utilisation", "25.0%", "checkpoints", "simulated"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package vlfs
+
+import (
+	"errors"
+	"flag"
+	"sort"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+var seedFlag = flag.Int64("vlfs.seed", 0, "replay the randomized test with this seed (0 = random)")
+
+// testImage is an in-memory image with a mounted file system on it.
+type testImage struct {
+	t      testing.TB
+	dev    device.Device
+	fs     *FS
+	o      Options
+	limits *cacheLimits // if set, applied at every mount
+}
+
+func testModel(t testing.TB) *disk.Model {
+	t.Helper()
+	m, err := disk.Preset("st19101")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// newImage formats a size-byte memory image and mounts it; cleanup checks
+// the file system and closes it.
+func newImage(t testing.TB, size int64) *testImage {
+	t.Helper()
+	dev := device.NewMem(size)
+	if err := Mkfs(dev, MkfsOptions{Model: testModel(t)}); err != nil {
+		t.Fatalf("mkfs: %v", err)
+	}
+	return mountImage(t, dev, Options{Logf: t.Logf})
+}
+
+// mountImage mounts dev (kept open across remounts) and registers the
+// final Check and Close.
+func mountImage(t testing.TB, dev device.Device, o Options) *testImage {
+	t.Helper()
+	im := &testImage{t: t, dev: dev, o: o}
+	im.mount()
+	t.Cleanup(func() {
+		if im.fs == nil {
+			return
+		}
+		if err := im.fs.Check(); err != nil {
+			t.Errorf("final check: %v", err)
+		}
+		if err := im.fs.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return im
+}
+
+func (im *testImage) mount() {
+	im.t.Helper()
+	fs, err := Mount(noClose{im.dev}, im.o)
+	if err != nil {
+		im.t.Fatalf("mount: %v", err)
+	}
+	if im.limits != nil {
+		fs.limits = *im.limits
+	}
+	im.fs = fs
+}
+
+// remount checks, closes and mounts the image again.
+func (im *testImage) remount() {
+	im.t.Helper()
+	im.check()
+	if err := im.fs.Close(); err != nil {
+		im.t.Fatalf("close: %v", err)
+	}
+	im.fs = nil
+	im.mount()
+	im.check()
+}
+
+func (im *testImage) check() {
+	im.t.Helper()
+	if err := im.fs.Check(); err != nil {
+		im.t.Fatalf("check: %v", err)
+	}
+}
+
+// result carries a call's value and error; ok fails the test on the error.
+type result[T any] struct {
+	v   T
+	err error
+}
+
+// must wraps a (value, error) call: must(fs.Create(...)).ok(t).
+func must[T any](v T, err error) result[T] { return result[T]{v, err} }
+
+func (r result[T]) ok(t testing.TB) T {
+	t.Helper()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.v
+}
+
+func wantErr(t testing.TB, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("got error %v, want %v", err, want)
+	}
+}
+
+// imageCopy returns a memory device holding dev's current bytes: the image
+// a crash right now would leave if every write so far were durable.
+func imageCopy(t testing.TB, dev device.Device) *device.Mem {
+	t.Helper()
+	b := make([]byte, dev.Size())
+	if _, err := dev.ReadAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	return device.MemFrom(b)
+}
+
+func slicesSort(s []string) { sort.Strings(s) }

@@ -1,0 +1,148 @@
+package vlfs
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// inodeMap is the in-memory inode map: the address of every inode block
+// (the content of the virtual log) and which inode numbers are in use.
+// It is guarded by FS.mu.
+type inodeMap struct {
+	geo    geometry
+	addrs  []vld.Addr          // by inode-block number; 0 = no block
+	used   []uint64            // bitset by inode number; bit 0 (never used) is set
+	nused  int64               // inodes in use, not counting inode 0
+	hint   uint64              // no free inode number is below this one
+	dirty  map[uint32]struct{} // pieces changed since the last commit
+}
+
+func newInodeMap(g geometry) *inodeMap {
+	return &inodeMap{geo: g, used: []uint64{1}, dirty: map[uint32]struct{}{}}
+}
+
+// addr is the address of inode block ibn (0 if none).
+func (m *inodeMap) addr(ibn uint64) vld.Addr {
+	if ibn < uint64(len(m.addrs)) {
+		return m.addrs[ibn]
+	}
+	return 0
+}
+
+// setAddr records a new address for inode block ibn and marks its piece.
+func (m *inodeMap) setAddr(ibn uint64, a vld.Addr) {
+	if ibn >= uint64(len(m.addrs)) {
+		m.addrs = append(m.addrs, make([]vld.Addr, ibn+1-uint64(len(m.addrs)))...)
+	}
+	m.addrs[ibn] = a
+	m.dirty[uint32(ibn/m.geo.perPiece)] = struct{}{}
+}
+
+func (m *inodeMap) isUsed(ino uint64) bool {
+	w := ino / 64
+	return w < uint64(len(m.used)) && m.used[w]&(1<<(ino%64)) != 0
+}
+
+// markUsed sets ino's bit (mount and allocation).
+func (m *inodeMap) markUsed(ino uint64) {
+	w := ino / 64
+	for w >= uint64(len(m.used)) {
+		m.used = append(m.used, 0)
+	}
+	if m.used[w]&(1<<(ino%64)) == 0 {
+		m.used[w] |= 1 << (ino % 64)
+		m.nused++
+	}
+}
+
+// alloc returns the lowest free inode number and marks it used.
+func (m *inodeMap) alloc() (uint64, bool) {
+	limit := uint64(1<<32) * m.geo.perPiece * m.geo.ipb // piece numbers are uint32
+	for w := m.hint / 64; ; w++ {
+		if w >= uint64(len(m.used)) {
+			m.used = append(m.used, 0)
+		}
+		if m.used[w] == ^uint64(0) {
+			continue
+		}
+		ino := w*64 + uint64(bits.TrailingZeros64(^m.used[w]))
+		if ino >= limit {
+			return 0, false
+		}
+		m.markUsed(ino)
+		m.hint = ino + 1
+		return ino, true
+	}
+}
+
+// release clears ino's bit.
+func (m *inodeMap) release(ino uint64) {
+	if ino == 0 || !m.isUsed(ino) {
+		return
+	}
+	m.used[ino/64] &^= 1 << (ino % 64)
+	m.nused--
+	m.hint = min(m.hint, ino)
+}
+
+// blockUsed reports whether any inode of inode block ibn is in use.
+func (m *inodeMap) blockUsed(ibn uint64) bool {
+	for ino := ibn * m.geo.ipb; ino < (ibn+1)*m.geo.ipb; ino++ {
+		if ino != 0 && m.isUsed(ino) {
+			return true
+		}
+	}
+	return false
+}
+
+// takeDirtyPieces encodes every changed piece and clears the dirty set.
+func (m *inodeMap) takeDirtyPieces() map[uint32][]byte {
+	out := make(map[uint32][]byte, len(m.dirty))
+	for p := range m.dirty {
+		out[p] = m.encodePiece(p)
+	}
+	clear(m.dirty)
+	return out
+}
+
+// redirty marks pieces changed again (after a failed commit).
+func (m *inodeMap) redirty(pieces map[uint32][]byte) {
+	for p := range pieces {
+		m.dirty[p] = struct{}{}
+	}
+}
+
+func (m *inodeMap) encodePiece(p uint32) []byte {
+	b := make([]byte, m.geo.payload)
+	addrs := make([]uint64, m.geo.perPiece)
+	lo := uint64(p) * m.geo.perPiece
+	for i := range addrs {
+		addrs[i] = m.addr(lo + uint64(i))
+	}
+	ondisk.EncodePiece(b, p, addrs)
+	return b
+}
+
+// loadPieces fills the map from the volume's recovered pieces.
+func (m *inodeMap) loadPieces(pieces map[uint32][]byte) error {
+	dst := make([]uint64, m.geo.perPiece)
+	for p, b := range pieces {
+		if err := ondisk.DecodePiece(b, p, dst); err != nil {
+			return fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+		}
+		lo := uint64(p) * m.geo.perPiece
+		for i, a := range dst {
+			if a != 0 {
+				m.setAddr(lo+uint64(i), a)
+			}
+		}
+	}
+	clear(m.dirty)
+	return nil
+}
+
+// numBlocks is one past the highest inode-block number with an address.
+func (m *inodeMap) numBlocks() uint64 { return uint64(len(m.addrs)) }

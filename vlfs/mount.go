@@ -1,0 +1,304 @@
+package vlfs
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// volumeKind is the Kind of a volume holding vlfs.
+const volumeKind = "vlfs"
+
+// Mkfs formats dev as an empty vlfs file system (a volume whose AppData is
+// the vlfs superblock, and a root directory). It leaves dev open.
+func Mkfs(dev device.Device, o MkfsOptions) error {
+	bs := o.BlockSize
+	if bs == 0 {
+		bs = 4096
+	}
+	if !ondisk.ValidBlockSize(bs) {
+		return fmt.Errorf("mkfs: block size %d: %w", bs, ErrInvalid)
+	}
+	sb := ondisk.Superblock{Version: ondisk.FormatVersion, BlockSize: uint32(bs), InodeSize: ondisk.InodeSize,
+		RootIno: uint64(RootIno), Created: time.Now().UnixNano()}
+	fo := vld.FormatOptions{Model: o.Model, BlockSize: bs, Kind: volumeKind, AppData: sb.Encode(), Progress: o.Progress}
+	if err := vld.Format(dev, fo); err != nil {
+		return fmt.Errorf("mkfs: %w", err)
+	}
+	vol, err := vld.Open(noClose{dev}, vld.Options{})
+	if err != nil {
+		return fmt.Errorf("mkfs: %w", err)
+	}
+	if err := vol.Start(); err != nil {
+		vol.Close()
+		return fmt.Errorf("mkfs: %w", err)
+	}
+	fs := newFS(vol, sb, Options{})
+	fs.lock()
+	err = fs.makeRootLocked()
+	fs.unlock()
+	if err != nil {
+		vol.Close()
+		return fmt.Errorf("mkfs: %w", err)
+	}
+	return fs.closeVolume()
+}
+
+// noClose keeps Mkfs from closing the caller's device.
+type noClose struct{ device.Device }
+
+func (noClose) Close() error { return nil }
+
+func (fs *FS) makeRootLocked() error {
+	in, err := fs.newInodeLocked(ondisk.ModeDir|0o755, 0, 0)
+	if err != nil {
+		return err
+	}
+	if in.ino != RootIno {
+		return fmt.Errorf("root allocated as inode %d: %w", in.ino, ErrCorrupt)
+	}
+	in.d.Nlink, in.d.Parent = 2, uint64(RootIno)
+	in.dir = &dirState{ents: map[string]dirEnt{}}
+	return nil
+}
+
+func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
+	if o.DirtyLimitBytes <= 0 {
+		o.DirtyLimitBytes = DefaultDirtyLimit
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	geo := newGeometry(vol.BlockSize(), vol.PayloadSize())
+	fs := &FS{vol: vol, opts: o, sb: sb, geo: geo, readOnly: o.ReadOnly,
+		imap: newInodeMap(geo), inodes: map[Ino]*inode{}, dirty: map[Ino]*inode{},
+		iblocks: map[uint64][]byte{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
+		orphans: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits}
+	fs.gc.cond = newCond(&fs.gc.mu)
+	return fs
+}
+
+// Mount opens the volume on dev, recovers it, walks the metadata (declaring
+// every referenced block live) and reclaims orphans (inodes unlinked while
+// open when the system stopped). The FS owns dev from now on: Close closes
+// it. An inconsistent image gives an error wrapping ErrNeedsRepair.
+func Mount(dev device.Device, o Options) (*FS, error) {
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf})
+	if err != nil {
+		if errors.Is(err, vld.ErrCorrupt) {
+			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+		}
+		return nil, fmt.Errorf("mount: %w", err)
+	}
+	fs, err := mountVolume(vol, o)
+	if err != nil {
+		vol.Close()
+		return nil, fmt.Errorf("mount: %w", err)
+	}
+	return fs, nil
+}
+
+func mountVolume(vol *vld.Volume, o Options) (*FS, error) {
+	if vol.Kind() != volumeKind {
+		return nil, fmt.Errorf("volume holds %q, not vlfs: %w", vol.Kind(), ErrInvalid)
+	}
+	sb, err := ondisk.DecodeSuperblock(vol.AppData())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+	}
+	if int(sb.BlockSize) != vol.BlockSize() {
+		return nil, fmt.Errorf("superblock block size %d, volume %d: %w", sb.BlockSize, vol.BlockSize(), ErrNeedsRepair)
+	}
+	fs := newFS(vol, sb, o)
+	fs.lock()
+	defer fs.unlock()
+	if err := fs.imap.loadPieces(vol.Pieces()); err != nil {
+		return nil, err
+	}
+	orphans, err := fs.walkLocked()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+	}
+	if err := vol.Start(); err != nil {
+		return nil, err
+	}
+	if err := fs.checkRootLocked(); err != nil {
+		return nil, err
+	}
+	if !fs.readOnly {
+		for _, ino := range orphans {
+			if err := fs.reclaimLocked(ino); err != nil {
+				return nil, fmt.Errorf("reclaiming orphan %d: %w: %w", ino, err, ErrNeedsRepair)
+			}
+		}
+		fs.stop, fs.stopped = make(chan struct{}), make(chan struct{})
+		go fs.flusher()
+	}
+	return fs, nil
+}
+
+func (fs *FS) checkRootLocked() error {
+	root, err := fs.getLocked(RootIno)
+	if err != nil || !root.isDir() {
+		return fmt.Errorf("root inode missing or not a directory (%v): %w", err, ErrNeedsRepair)
+	}
+	return nil
+}
+
+// reclaimLocked frees inode ino, which has no link left.
+func (fs *FS) reclaimLocked(ino Ino) error {
+	in, err := fs.getLocked(ino)
+	if err != nil {
+		return err
+	}
+	return fs.freeInodeLocked(in)
+}
+
+// walkLocked declares every block the inode map reaches live and marks the
+// inodes in use. It reads each inode block and indirect block once and no
+// data block. It returns the inodes with no link (orphans).
+func (fs *FS) walkLocked() ([]Ino, error) {
+	var orphans []Ino
+	buf := make([]byte, fs.geo.bs)
+	w := walker{fs: fs, bufs: make([][]byte, ondisk.NumIndirect+1)}
+	for ibn, a := range fs.imap.addrs {
+		if a == 0 {
+			continue
+		}
+		if err := fs.vol.MarkLive(a); err != nil {
+			return nil, fmt.Errorf("inode block %d: %w", ibn, err)
+		}
+		if err := fs.vol.ReadBlock(a, buf); err != nil {
+			return nil, fmt.Errorf("inode block %d: %w", ibn, err)
+		}
+		first := uint64(ibn) * fs.geo.ipb
+		err := ondisk.DecodeInodeBlock(buf, first, func(_ int, n *ondisk.Inode) error {
+			if n.Free() {
+				return nil
+			}
+			if n.Ino == 0 {
+				return fmt.Errorf("inode 0 in use: %w", ErrCorrupt)
+			}
+			fs.imap.markUsed(n.Ino)
+			if n.Nlink == 0 {
+				orphans = append(orphans, Ino(n.Ino))
+			}
+			return w.inode(n)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return orphans, nil
+}
+
+// walker marks the blocks of one inode live.
+type walker struct {
+	fs   *FS
+	bufs [][]byte // one indirect-block buffer per height
+}
+
+func (w *walker) inode(n *ondisk.Inode) error {
+	for _, a := range n.Direct {
+		if err := w.mark(n.Ino, a); err != nil {
+			return err
+		}
+	}
+	if err := w.mark(n.Ino, n.Xattr); err != nil {
+		return err
+	}
+	for r, a := range n.Indirect {
+		if err := w.tree(n.Ino, a, r+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walker) mark(ino uint64, a uint64) error {
+	if a == 0 {
+		return nil
+	}
+	if err := w.fs.vol.MarkLive(a); err != nil {
+		return fmt.Errorf("inode %d: %w", ino, err)
+	}
+	return nil
+}
+
+// tree marks indirect block a of height h and everything below it.
+func (w *walker) tree(ino, a uint64, h int) error {
+	if a == 0 {
+		return nil
+	}
+	if err := w.mark(ino, a); err != nil {
+		return err
+	}
+	if w.bufs[h] == nil {
+		w.bufs[h] = make([]byte, w.fs.geo.bs)
+	}
+	buf := w.bufs[h]
+	if err := w.fs.vol.ReadBlock(a, buf); err != nil {
+		return fmt.Errorf("inode %d: indirect block %d: %w", ino, a, err)
+	}
+	ptrs := make([]uint64, w.fs.geo.per)
+	if err := ondisk.DecodeIndirect(buf, ino, h, ptrs); err != nil {
+		return fmt.Errorf("at %d: %w", a, err)
+	}
+	for _, c := range ptrs {
+		var err error
+		if h == 1 {
+			err = w.mark(ino, c)
+		} else {
+			err = w.tree(ino, c, h-1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close writes everything out, commits, reclaims unlinked inodes (nobody
+// can hold them open any more) and closes the volume and the device.
+func (fs *FS) Close() error {
+	fs.lock()
+	if fs.closed {
+		fs.unlock()
+		return fmt.Errorf("close: %w", ErrInvalid)
+	}
+	fs.unlock()
+	if fs.stop != nil {
+		close(fs.stop)
+		<-fs.stopped
+	}
+	fs.lock()
+	var err error
+	if !fs.readOnly {
+		for ino := range fs.orphans {
+			if rerr := fs.reclaimLocked(ino); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+	}
+	fs.unlock()
+	if cerr := fs.closeVolume(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// closeVolume commits and closes the volume; the FS is unusable after.
+func (fs *FS) closeVolume() error {
+	err := fs.commit()
+	fs.lock()
+	fs.closed = true
+	fs.unlock()
+	if cerr := fs.vol.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close: %w", cerr)
+	}
+	return err
+}

@@ -1,0 +1,73 @@
+package vlfs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errShort says an operation found too little space but a commit may help:
+// it releases freed blocks and replaces the (pessimistic) estimate of the
+// metadata to write by the truth; retryNoSpace commits and tries again.
+var errShort = errors.New("vlfs: short of space until the next commit")
+
+// metaEstimateLocked bounds the metadata blocks the next write-out needs:
+// an inode block and a few indirect blocks per dirty inode, the dirty
+// directory blocks, the indirect blocks of the buffered data, and slack.
+func (fs *FS) metaEstimateLocked() int64 {
+	return 2*int64(len(fs.dirty)) + fs.dirtyMeta + fs.reserved/int64(fs.geo.per) + 16
+}
+
+// checkSpaceLocked fails unless the volume can take n more data blocks on
+// top of everything already buffered. Metadata may always dip into the
+// volume's reserve, so deletes never fail for space.
+func (fs *FS) checkSpaceLocked(n int64) error {
+	need := fs.reserved + n + fs.metaEstimateLocked()
+	free := fs.vol.FreeBlocks()
+	if free >= need {
+		return nil
+	}
+	if len(fs.pendingFree) > 0 || len(fs.dirty) > 0 {
+		return errShort // a commit frees blocks and makes the estimate exact
+	}
+	return fmt.Errorf("need %d blocks, %d free: %w", need, free, ErrNoSpace)
+}
+
+// retryNoSpace runs op under FS.mu; if op was short of space while freed
+// blocks await a commit, it commits (making them reusable) and runs op
+// once more.
+func (fs *FS) retryNoSpace(op func() error) error {
+	fs.lock()
+	err := op()
+	fs.unlock()
+	if !errors.Is(err, errShort) {
+		return err
+	}
+	if cerr := fs.syncAll(); cerr != nil {
+		return fmt.Errorf("committing to reclaim space: %w: %w", cerr, ErrNoSpace)
+	}
+	fs.lock()
+	err = op()
+	fs.unlock()
+	if errors.Is(err, errShort) {
+		return fmt.Errorf("after a commit: %w", ErrNoSpace)
+	}
+	return err
+}
+
+// StatFS reports the file system's size and free space. Free blocks count
+// blocks freed but not yet committed (they are free at the next commit)
+// and exclude buffered data and the metadata reserve.
+func (fs *FS) StatFS() (StatFS, error) {
+	fs.stats.count(opStatFS, 0)
+	fs.lock()
+	defer fs.unlock()
+	vs := fs.vol.Stats()
+	free := fs.vol.FreeBlocks() + int64(len(fs.pendingFree)) - fs.reserved
+	free = max(free, 0)
+	ffree := uint64(free) * fs.geo.ipb
+	return StatFS{
+		Blocks: uint64(vs.TotalBlocks), Bfree: uint64(free), Bavail: uint64(free),
+		Files: uint64(fs.imap.nused) + ffree, Ffree: ffree,
+		Bsize: uint32(fs.geo.bs), Namelen: MaxNameLen,
+	}, nil
+}

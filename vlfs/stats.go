@@ -1,0 +1,75 @@
+package vlfs
+
+import "sync/atomic"
+
+// opKind names the operations counted in Stats.Ops.
+type opKind int
+
+const (
+	opLookup opKind = iota
+	opGetAttr
+	opSetAttr
+	opCreate
+	opMkdir
+	opMknod
+	opSymlink
+	opReadlink
+	opLink
+	opUnlink
+	opRmdir
+	opRename
+	opOpen
+	opRelease
+	opRead
+	opWrite
+	opFallocate
+	opFsync
+	opSync
+	opReadDir
+	opXattr
+	opStatFS
+	opForget
+	numOps
+)
+
+var opNames = [numOps]string{
+	"lookup", "getattr", "setattr", "create", "mkdir", "mknod", "symlink", "readlink",
+	"link", "unlink", "rmdir", "rename", "open", "release", "read", "write", "fallocate",
+	"fsync", "sync", "readdir", "xattr", "statfs", "forget",
+}
+
+// counters are the file system's statistics; atomics, so that counting
+// needs no lock.
+type counters struct {
+	ops     [numOps]atomic.Int64
+	bytes   [numOps]atomic.Int64
+	commits atomic.Int64
+	grouped atomic.Int64
+}
+
+func (c *counters) count(op opKind, n int) {
+	c.ops[op].Add(1)
+	c.bytes[op].Add(int64(n))
+}
+
+// Stats returns the file system's counters and the volume's.
+func (fs *FS) Stats() Stats {
+	s := Stats{Ops: map[string]OpStats{}}
+	for i := range numOps {
+		if n := fs.stats.ops[i].Load(); n > 0 {
+			s.Ops[opNames[i]] = OpStats{Count: n, Bytes: fs.stats.bytes[i].Load()}
+		}
+	}
+	s.Fsyncs = fs.stats.ops[opFsync].Load() + fs.stats.ops[opSync].Load()
+	s.Commits = fs.stats.commits.Load()
+	s.GroupedSyncs = fs.stats.grouped.Load()
+	fs.mu.Lock()
+	s.DirtyBytes = fs.dirtyBytes
+	s.Inodes = fs.imap.nused
+	fs.mu.Unlock()
+	s.Vol = fs.vol.Stats()
+	if s.Vol.TotalBlocks > 0 {
+		s.Utilization = 1 - float64(s.Vol.FreeBlocks)/float64(s.Vol.TotalBlocks)
+	}
+	return s
+}

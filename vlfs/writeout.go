@@ -1,0 +1,343 @@
+package vlfs
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// writeChunk bounds the blocks handed to one WriteBlocks call.
+const writeChunk = 512
+
+// pendingWrite is one block to write and what to do with its address.
+type pendingWrite struct {
+	buf   []byte
+	apply func(a vld.Addr) error
+}
+
+// sortedDirtyLocked returns the dirty inodes in inode-number order, so that
+// write-outs (and simulated times) are reproducible.
+func (fs *FS) sortedDirtyLocked() []*inode {
+	out := make([]*inode, 0, len(fs.dirty))
+	for _, in := range fs.dirty {
+		out = append(out, in)
+	}
+	slices.SortFunc(out, func(a, b *inode) int { return cmp.Compare(a.ino, b.ino) })
+	return out
+}
+
+// writeOutLocked writes every dirty block: file data and directory blocks,
+// indirect blocks bottom-up, xattr blocks, then inode blocks (updating the
+// inode map). On error the in-memory state stays consistent and dirty.
+func (fs *FS) writeOutLocked() error {
+	ins := fs.sortedDirtyLocked()
+	if err := fs.writeDataLocked(ins, false); err != nil {
+		return err
+	}
+	for h := 1; h <= ondisk.NumIndirect; h++ {
+		if err := fs.writeNodesLocked(ins, h); err != nil {
+			return err
+		}
+	}
+	if err := fs.writeXattrsLocked(ins); err != nil {
+		return err
+	}
+	if err := fs.writeInodeBlocksLocked(ins); err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if !in.hasDirtyState() {
+			delete(fs.dirty, in.ino)
+			if in.d.Free() && fs.inodes[in.ino] == in {
+				delete(fs.inodes, in.ino)
+				fs.nodes -= len(in.nodes)
+			}
+		}
+	}
+	return nil
+}
+
+// writeDataLocked writes the buffered file blocks (and, unless dataOnly,
+// the dirty directory blocks) of ins.
+func (fs *FS) writeDataLocked(ins []*inode, dataOnly bool) error {
+	var data, meta []pendingWrite
+	for _, in := range ins {
+		d, err := fs.dataWritesLocked(in)
+		if err != nil {
+			return err
+		}
+		data = append(data, d...)
+		if in.dir != nil && in.dir.ndirty > 0 && !dataOnly {
+			m, err := fs.dirWritesLocked(in)
+			if err != nil {
+				return err
+			}
+			meta = append(meta, m...)
+		}
+	}
+	if err := fs.writeAllLocked(data, false); err != nil {
+		return err
+	}
+	return fs.writeAllLocked(meta, true)
+}
+
+func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
+	lbns := make([]uint64, 0, len(in.data))
+	for lbn := range in.data {
+		lbns = append(lbns, lbn)
+	}
+	slices.Sort(lbns)
+	out := make([]pendingWrite, 0, len(lbns))
+	for _, lbn := range lbns {
+		if err := fs.prepareLocked(in, lbn); err != nil {
+			return nil, err
+		}
+		buf := in.data[lbn]
+		if buf == nil {
+			buf = fs.zero
+		}
+		out = append(out, pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+			if err := fs.setPtrLocked(in, lbn, a); err != nil {
+				return err
+			}
+			fs.forgetDirtyLocked(in, lbn, in.data[lbn])
+			return nil
+		}})
+	}
+	return out, nil
+}
+
+func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {
+	var out []pendingWrite
+	for i, db := range in.dir.blocks {
+		if !db.dirty {
+			continue
+		}
+		if err := fs.prepareLocked(in, uint64(i)); err != nil {
+			return nil, err
+		}
+		buf, err := fs.encodeDirBlock(in, i)
+		if err != nil {
+			return nil, fmt.Errorf("directory %d block %d: %w: %w", in.ino, i, err, ErrCorrupt)
+		}
+		out = append(out, pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+			if err := fs.setPtrLocked(in, uint64(i), a); err != nil {
+				return err
+			}
+			db.dirty = false
+			in.dir.ndirty--
+			fs.dirtyMeta--
+			return nil
+		}})
+	}
+	return out, nil
+}
+
+// writeAllLocked writes ws in chunks and applies each returned address.
+func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
+	for len(ws) > 0 {
+		n := min(len(ws), writeChunk)
+		bufs := make([][]byte, n)
+		for i := range bufs {
+			bufs[i] = ws[i].buf
+		}
+		addrs, err := fs.vol.WriteBlocks(bufs, vld.WriteOpts{Meta: meta})
+		if err != nil {
+			return fs.volErr("write", err)
+		}
+		if len(addrs) != n {
+			return fmt.Errorf("volume returned %d addresses for %d blocks: %w", len(addrs), n, ErrCorrupt)
+		}
+		for i, a := range addrs {
+			if err := ws[i].apply(a); err != nil {
+				return err
+			}
+		}
+		ws = ws[n:]
+	}
+	return nil
+}
+
+// writeNodesLocked writes the dirty indirect blocks of height h, dropping
+// the ones that point at nothing.
+func (fs *FS) writeNodesLocked(ins []*inode, h int) error {
+	var ws []pendingWrite
+	for _, in := range ins {
+		keys := make([]nodeKey, 0)
+		for k, n := range in.nodes {
+			if n.dirty && int(k.height) == h {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, func(a, b nodeKey) int {
+			if a.root != b.root {
+				return cmp.Compare(a.root, b.root)
+			}
+			return cmp.Compare(a.idx, b.idx)
+		})
+		for _, k := range keys {
+			w, err := fs.nodeWriteLocked(in, k)
+			if err != nil {
+				return err
+			}
+			if w.buf != nil {
+				ws = append(ws, w)
+			}
+		}
+	}
+	return fs.writeAllLocked(ws, true)
+}
+
+// nodeWriteLocked prepares the write of dirty node k, or drops it at once
+// if it is empty.
+func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
+	n := in.nodes[k]
+	var parent *node
+	var slot uint64
+	if !k.isRoot() {
+		pk, s := fs.geo.parentKey(k)
+		p, err := fs.nodeLocked(in, pk, true)
+		if err != nil {
+			return pendingWrite{}, err
+		}
+		parent, slot = p, s
+	}
+	link := func(a vld.Addr) {
+		if parent == nil {
+			in.d.Indirect[k.root] = a
+			in.dirty = true
+		} else {
+			parent.ptrs[slot] = a
+			parent.dirty = true
+		}
+		fs.markDirtyLocked(in)
+	}
+	if !slices.ContainsFunc(n.ptrs, func(a uint64) bool { return a != 0 }) {
+		if n.addr != 0 {
+			fs.freeBlockLocked(n.addr)
+		}
+		delete(in.nodes, k)
+		fs.nodes--
+		in.d.Blocks--
+		link(0)
+		in.dirty = true
+		return pendingWrite{}, nil
+	}
+	buf := make([]byte, fs.geo.bs)
+	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs)
+	return pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+		if n.addr != 0 {
+			fs.freeBlockLocked(n.addr)
+		}
+		n.addr, n.dirty = a, false
+		link(a)
+		return nil
+	}}, nil
+}
+
+// writeXattrsLocked writes (or drops) the changed xattr blocks.
+func (fs *FS) writeXattrsLocked(ins []*inode) error {
+	var ws []pendingWrite
+	for _, in := range ins {
+		if !in.xattrDirty {
+			continue
+		}
+		if len(in.xattrs) == 0 {
+			if in.d.Xattr != 0 {
+				fs.freeBlockLocked(in.d.Xattr)
+				in.d.Xattr = 0
+				in.d.Blocks--
+			}
+			in.xattrDirty, in.dirty = false, true
+			continue
+		}
+		buf, err := fs.encodeXattrs(in)
+		if err != nil {
+			return err
+		}
+		ws = append(ws, pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+			if in.d.Xattr != 0 {
+				fs.freeBlockLocked(in.d.Xattr)
+			} else {
+				in.d.Blocks++
+			}
+			in.d.Xattr = a
+			in.xattrDirty, in.dirty = false, true
+			return nil
+		}})
+	}
+	return fs.writeAllLocked(ws, true)
+}
+
+// writeInodeBlocksLocked encodes every changed inode into its inode block,
+// writes those blocks and points the inode map at them. A block left with
+// no inode in use is freed instead.
+func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
+	byBlock := map[uint64][]*inode{}
+	var ibns []uint64
+	for _, in := range ins {
+		if !in.dirty {
+			continue
+		}
+		ibn := uint64(in.ino) / fs.geo.ipb
+		if byBlock[ibn] == nil {
+			ibns = append(ibns, ibn)
+		}
+		byBlock[ibn] = append(byBlock[ibn], in)
+	}
+	slices.Sort(ibns)
+	var ws []pendingWrite
+	for _, ibn := range ibns {
+		blk, err := fs.inodeBlockLocked(ibn)
+		if err != nil {
+			return err
+		}
+		group := byBlock[ibn]
+		for _, in := range group {
+			off := (uint64(in.ino) % fs.geo.ipb) * ondisk.InodeSize
+			in.d.Encode(blk[off:])
+		}
+		if !fs.imap.blockUsed(ibn) {
+			fs.dropInodeBlockLocked(ibn, group)
+			continue
+		}
+		ws = append(ws, pendingWrite{buf: blk, apply: func(a vld.Addr) error {
+			if old := fs.imap.addr(ibn); old != 0 {
+				fs.freeBlockLocked(old)
+			}
+			fs.imap.setAddr(ibn, a)
+			for _, in := range group {
+				in.dirty = false
+			}
+			return nil
+		}})
+	}
+	return fs.writeAllLocked(ws, true)
+}
+
+// dropInodeBlockLocked frees inode block ibn, none of whose inodes is in use.
+func (fs *FS) dropInodeBlockLocked(ibn uint64, group []*inode) {
+	if old := fs.imap.addr(ibn); old != 0 {
+		fs.freeBlockLocked(old)
+		fs.imap.setAddr(ibn, 0)
+	}
+	delete(fs.iblocks, ibn)
+	for _, in := range group {
+		in.dirty = false
+	}
+}
+
+// volErr converts a volume error, remembering fatal ones.
+func (fs *FS) volErr(op string, err error) error {
+	switch {
+	case errors.Is(err, vld.ErrNoSpace):
+		return fmt.Errorf("%s: %w: %w", op, err, ErrNoSpace)
+	case errors.Is(err, vld.ErrReadOnly):
+		return fmt.Errorf("%s: %w: %w", op, err, ErrReadOnly)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
