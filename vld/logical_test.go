@@ -20,6 +20,11 @@ func newTestLogical(t testing.TB, model string, size int64, o Options) (*Logical
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := d.Check(); err != nil && !errors.Is(err, ErrClosed) {
+			t.Errorf("Check after test: %v", err)
+		}
+	})
 	return d, dev
 }
 
