@@ -46,7 +46,7 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096},
 		Columns: []string{"placement", "utilization", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "requests_per_update"},
 		Notes: []string{
-			"each update: one 4 KiB write at a random offset of a file filling `utilization` of the disk, then a sync (a flush; for eager also the virtual-log entry of the map piece)",
+			"each update: one synchronous 4 KiB write at a random offset of a file filling `utilization` of the disk (in place: write then flush; eager: data and the map piece's virtual-log entry as one request, then flush)",
 			"utilization = file size / logical disk size; eager runs a warm-up of as many updates before measuring",
 		},
 	}
@@ -89,12 +89,7 @@ func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	one := chunk[:1]
-	update := func() error {
-		if err := d.Write(rng.Int63n(file), one); err != nil {
-			return err
-		}
-		return d.Sync()
-	}
+	update := func() error { return d.WriteSync(rng.Int63n(file), one) }
 	if p == vld.PlaceEager {
 		for i := 0; i < cfg.Updates; i++ {
 			if err := update(); err != nil {

@@ -45,15 +45,16 @@ func (v *Volume) Commit(pieces map[uint32][]byte) error {
 	if v.opts.ReadOnly {
 		return ErrReadOnly
 	}
+	return v.commitLocked(pieces)
+}
+
+// commitLocked is Commit with both locks held.
+func (v *Volume) commitLocked(pieces map[uint32][]byte) error {
 	if len(pieces) == 0 && len(v.written) == 0 && len(v.pending) == 0 {
 		return nil
 	}
 	covers := v.takeCoversLocked()
-	frees := make([]Addr, 0, len(v.pending))
-	for a := range v.pending {
-		frees = append(frees, a)
-	}
-	v.pending = map[Addr]bool{}
+	frees := v.takePendingLocked()
 	if len(pieces) > 0 && len(covers) > len(pieces)*ondisk.MaxCovers(v.bs, ondisk.MaxPtrs) {
 		if err := v.flushLocked(); err != nil {
 			return err
@@ -107,32 +108,61 @@ func (v *Volume) takeCoversLocked() []ondisk.Cover {
 // writeGroupLocked writes one entry per piece, as one commit group, inside
 // the log window. It returns the blocks the tree recycled.
 func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cover) ([]Addr, error) {
+	runs, err := v.placeInWindowLocked(len(pieces))
+	if err != nil {
+		return nil, err
+	}
+	blocks, freed, rest, err := v.buildGroupLocked(pieces, covers, runAddrs(runs))
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		// Pointers took more room than planned: make the data durable first.
+		if err := v.flushLocked(); err != nil {
+			return nil, err
+		}
+	}
+	if err := v.writeRunsLocked(runs, blocks); err != nil {
+		return nil, err
+	}
+	return freed, nil
+}
+
+// placeInWindowLocked places n blocks inside the log window, moving the
+// window to the head first (a checkpoint) if the head has left it, or if
+// the window has no room.
+func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2) {
 		if err := v.checkpointLocked(); err != nil {
 			return nil, err
 		}
 	}
-	runs, err := v.placeLocked(len(pieces), v.logWindow())
-	if err != nil {
-		// The window is full: a checkpoint moves it to the head.
-		if err := v.checkpointLocked(); err != nil {
-			return nil, err
-		}
-		if runs, err = v.placeLocked(len(pieces), v.logWindow()); err != nil {
-			return nil, fmt.Errorf("virtual log: %w", err)
-		}
+	runs, err := v.placeLocked(n, v.logWindow())
+	if err == nil {
+		return runs, nil
 	}
+	if err := v.checkpointLocked(); err != nil {
+		return nil, err
+	}
+	if runs, err = v.placeLocked(n, v.logWindow()); err != nil {
+		return nil, fmt.Errorf("virtual log: %w", err)
+	}
+	return runs, nil
+}
+
+// buildGroupLocked adds one entry per piece to the tree, at addrs, and
+// encodes them with as many covers as fit. It returns the encoded blocks,
+// the blocks the tree recycled and the covers that did not fit.
+func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cover, addrs []Addr) ([][]byte, []Addr, []ondisk.Cover, error) {
 	order := make([]uint32, 0, len(pieces))
 	for p := range pieces {
 		order = append(order, p)
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-
 	g := v.log
 	groupSeq, prevRoot := g.nextSeq, g.root
 	var freed []Addr
 	blocks := make([][]byte, len(order))
-	addrs := runAddrs(runs)
 	for i, p := range order {
 		ref := ondisk.Ref{Addr: addrs[i], Seq: g.nextSeq}
 		g.nextSeq++
@@ -145,33 +175,29 @@ func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 			UUID: v.sb.UUID, Seq: ref.Seq, GroupSeq: groupSeq, GroupCount: uint32(len(order)),
 			Piece: p, PrevRoot: prevRoot, Ptrs: ptrs, Payload: payload,
 		}
-		k := ondisk.MaxCovers(v.bs, len(ptrs))
-		if k > len(covers) {
-			k = len(covers)
-		}
+		k := min(ondisk.MaxCovers(v.bs, len(ptrs)), len(covers))
 		e.Covers, covers = covers[:k], covers[k:]
 		blocks[i] = make([]byte, v.bs)
 		if err := e.Encode(blocks[i]); err != nil {
 			v.failed = fmt.Errorf("vld: encoding log entry: %w", err)
-			return nil, v.failed
+			return nil, nil, nil, v.failed
 		}
-	}
-	if len(covers) > 0 {
-		// Pointers took more room than planned: make the data durable first.
-		if err := v.flushLocked(); err != nil {
-			return nil, err
-		}
-	}
-	i := 0
-	for _, r := range runs {
-		if err := v.writeRunLocked(r, blocks[i:i+r.n]); err != nil {
-			return nil, err
-		}
-		i += r.n
 	}
 	v.stats.LogEntries += int64(len(order))
 	g.sinceCkpt += len(order)
-	return freed, nil
+	return blocks, freed, covers, nil
+}
+
+// writeRunsLocked writes blocks, in order, over the runs they were placed in.
+func (v *Volume) writeRunsLocked(runs []run, blocks [][]byte) error {
+	i := 0
+	for _, r := range runs {
+		if err := v.writeRunLocked(r, blocks[i:i+r.n]); err != nil {
+			return err
+		}
+		i += r.n
+	}
+	return nil
 }
 
 func runAddrs(runs []run) []Addr {
