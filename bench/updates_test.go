@@ -27,3 +27,25 @@ func TestUpdatesEagerBeatsInPlace(t *testing.T) {
 		t.Fatalf("eager %.3f ms vs inplace %.3f ms: speed-up below 3x", mean["eager"], mean["inplace"])
 	}
 }
+
+func TestBreakdownRows(t *testing.T) {
+	rep, err := Breakdown(BreakdownConfig{DiskBytes: 32 << 20, Updates: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 4 {
+		t.Fatalf("%d rows, want 2 disks x 2 placements", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		sum := r["overhead_ms"].(float64) + r["transfer_ms"].(float64) + r["locate_ms"].(float64) + r["other_ms"].(float64)
+		if mean := r["mean_ms"].(float64); sum > mean*1.0001 || sum < mean*0.999 {
+			t.Errorf("%v %v: parts sum to %.4f, mean %.4f", r["disk"], r["placement"], sum, mean)
+		}
+		if r["placement"] == "eager" && r["speedup"].(float64) <= 1 {
+			t.Errorf("%v: eager not faster than in place: %v", r["disk"], r["speedup"])
+		}
+	}
+	if _, err := Breakdown(BreakdownConfig{Utilization: 1.5}); err == nil {
+		t.Error("utilization 1.5 accepted")
+	}
+}

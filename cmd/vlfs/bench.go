@@ -20,6 +20,7 @@ type benchmark struct {
 // To add one, add its line here.
 func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
+		"breakdown": {"Table 2 / Figure 9: latency breakdown of synchronous updates at 80%, eager vs in place (simulated)", runBenchBreakdown},
 		"locate":    {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
 		"threshold": {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
 		"updates":   {"Figure 8: random synchronous updates, eager vs in-place, vs utilization (simulated)", runBenchUpdates},

@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// BreakdownConfig is Table 2 / Figure 9 of the virtual-log paper: random
+// synchronous 4 KiB updates at one utilisation, latency split into
+// controller overhead, transfer, locate and other, eager against in place.
+type BreakdownConfig struct {
+	Models      []*disk.Model // default hp97560 and st19101
+	DiskBytes   int64         // default 128 MiB
+	Utilization float64       // default 0.8
+	Updates     int           // default 2000
+	Seed        int64
+}
+
+// Breakdown runs the updates benchmark at one utilisation on each disk and
+// reports the Figure 9 split, the eager speed-up over in place, and the
+// lower bound for eager: controller overhead + transfer + the locate time of
+// formula (2) for the blocks an update must write (the data block and one
+// virtual-log entry). Times are simulated; "other" is host processing,
+// which the simulation does not charge (0).
+func Breakdown(cfg BreakdownConfig) (*Report, error) {
+	if len(cfg.Models) == 0 {
+		for _, n := range []string{"hp97560", "st19101"} {
+			m, err := disk.Preset(n)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Models = append(cfg.Models, m)
+		}
+	}
+	if cfg.Utilization == 0 {
+		cfg.Utilization = 0.8
+	}
+	if cfg.Utilization <= 0 || cfg.Utilization >= 1 {
+		return nil, fmt.Errorf("breakdown: utilization %v outside (0, 1): %w", cfg.Utilization, disk.ErrBadParameter)
+	}
+	rep := &Report{
+		Bench: "breakdown", Disk: map[string]any{}, Clock: ClockSimulated,
+		Params:  map[string]any{"utilization": cfg.Utilization, "updates": cfg.Updates, "seed": cfg.Seed, "disk_bytes": cfg.DiskBytes},
+		Columns: []string{"disk", "placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "other_ms", "speedup", "lower_bound_ms", "vs_bound"},
+		Notes: []string{
+			"speedup = in-place mean / eager mean on the same simulated disk",
+			"lower_bound_ms (eager rows) = one controller overhead + transfer of the data block and its log entry + formula (2)'s locate time for one 4 KiB unit at this utilisation",
+			"other_ms is 0: the simulation charges no host processing time",
+		},
+	}
+	for _, m := range cfg.Models {
+		rep.Disk[m.Name] = m.Params()
+		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed})
+		if err != nil {
+			return nil, err
+		}
+		var inplace float64
+		for _, r := range u.Rows {
+			if r["placement"] == "inplace" {
+				inplace = r["mean_ms"].(float64)
+			}
+		}
+		for _, r := range u.Rows {
+			row := map[string]any{"disk": m.Name, "other_ms": 0.0}
+			for _, k := range []string{"placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms"} {
+				row[k] = r[k]
+			}
+			if r["placement"] == "eager" {
+				mean := r["mean_ms"].(float64)
+				lb, err := eagerLowerBound(m, cfg.Utilization)
+				if err != nil {
+					return nil, err
+				}
+				row["speedup"] = inplace / mean
+				row["lower_bound_ms"] = lb
+				row["vs_bound"] = mean / lb
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep, nil
+}
+
+// eagerLowerBound is overhead + 2 blocks of transfer + formula (2) in 4 KiB
+// units on the outer zone.
+func eagerLowerBound(m *disk.Model, u float64) (float64, error) {
+	l, err := disk.NewLayout(m, 4096, 0)
+	if err != nil {
+		return 0, err
+	}
+	unitMs := l.BlockMs(0)
+	n := l.TrackBlocks(0)
+	locate := disk.LocateModel(n, m.Surfaces, 1-u, m.HeadSwitchMs/unitMs) * unitMs
+	return m.WriteOverheadMs + 2*unitMs + locate, nil
+}
+

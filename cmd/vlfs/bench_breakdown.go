@@ -1,0 +1,35 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/vlfs/vlfs/bench"
+)
+
+// runBenchBreakdown is `vlfs bench breakdown`: Table 2 and Figure 9 of the
+// virtual-log paper.
+func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("bench breakdown", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	util := fl.Float64("utilization", 0.8, "fraction of the disk the updated file fills")
+	updates := fl.Int("updates", 2000, "measured updates per disk and placement")
+	size := fl.Int64("disk-mib", 128, "simulated disk region in MiB")
+	seed := fl.Int64("seed", 1, "random seed")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--json]")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *updates <= 0 || *size <= 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	rep, err := bench.Breakdown(bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed})
+	if err != nil {
+		return benchFailure("breakdown", err, stderr)
+	}
+	return writeReport(rep, *asJSON, stdout, stderr)
+}
+
