@@ -94,4 +94,3 @@ func eagerLowerBound(m *disk.Model, u float64) (float64, error) {
 	locate := disk.LocateModel(n, m.Surfaces, 1-u, m.HeadSwitchMs/unitMs) * unitMs
 	return m.WriteOverheadMs + 2*unitMs + locate, nil
 }
-

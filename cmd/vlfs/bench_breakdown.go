@@ -32,4 +32,3 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	}
 	return writeReport(rep, *asJSON, stdout, stderr)
 }
-
