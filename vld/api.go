@@ -44,6 +44,9 @@ type Options struct {
 	// before a checkpoint; 0 means the default (1024). Smaller values bound
 	// recovery work further at the cost of more checkpoint writes.
 	CheckpointEvery int
+	// Batch is the write-batching policy of the request scheduler
+	// (sched.go); the zero value is FIFO, each request served whole.
+	Batch Batch
 	// Logf receives diagnostics; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -90,4 +93,6 @@ type Stats struct {
 	TotalBlocks, FreeBlocks   int64
 	Clock                     string // "simulated" (virtual) or "real-time"
 	AllocDecisions            int64  // placement decisions made
+	BatchPolicy               string // Options.Batch as ParseBatch reads it
+	BatchBlocks               int    // write batch size in force, blocks; 0 = FIFO
 }

@@ -83,6 +83,9 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 	if v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
+	if !v.sched.direct() {
+		return v.writeQueuedLocked(data, o)
+	}
 	need := int64(len(data))
 	if (!o.Meta && v.alloc.free-need < v.reserve) || v.alloc.free < need {
 		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", need, v.alloc.free, v.reserve, ErrNoSpace)
@@ -144,6 +147,9 @@ func (v *Volume) ReadBlock(a Addr, buf []byte) error {
 	defer v.mu.Unlock()
 	if err := v.usableLocked(false); err != nil {
 		return err
+	}
+	if v.phase == phaseRun && !v.sched.direct() {
+		return v.readQueuedLocked(a, buf)
 	}
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read block %d: %w", a, err)
@@ -248,6 +254,9 @@ func (v *Volume) WriteAt(a Addr, data [][]byte) error {
 		if !v.alloc.isUsed(int64(a) + int64(i)) {
 			return fmt.Errorf("write at %d: block not allocated: %w", a+Addr(i), ErrInvalid)
 		}
+	}
+	if !v.sched.direct() {
+		return v.writeAtQueuedLocked(a, data)
 	}
 	if err := v.writeRunLocked(run{start: int64(a), n: len(data)}, data); err != nil {
 		return err

@@ -27,6 +27,11 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	}
 	v.alloc = newAllocator(v.layout, th)
 	v.m = newMech(v.layout, o.Clock)
+	batch, err := BatchBlocksFor(o.Batch, v.model, v.bs)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	v.sched = newScheduler(o.Batch, batch)
 	v.head = simulatedHead{}
 	v.buf = make([]byte, v.bs)
 	v.reserve = o.ReserveBlocks

@@ -31,6 +31,7 @@ type Volume struct {
 	alloc *allocator
 	head  headModel
 	m     *mech
+	sched *scheduler
 	log   *vlog
 	phase int
 	// failed is set when a device error leaves memory ahead of the disk;
@@ -121,6 +122,7 @@ func (v *Volume) Stats() Stats {
 		s.Clock = "real-time"
 	}
 	s.AllocDecisions = v.alloc.decisions
+	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch
 	return s
 }
 

@@ -54,15 +54,26 @@ func TestCrashDurability(t *testing.T) {
 		seed = time.Now().UnixNano()
 	}
 	t.Logf("seed %d (replay with -vlfs.seed=%d)", seed, seed)
+	t.Run("default", func(t *testing.T) { crashRun(t, seed, nil) })
+	// Tiny caches and limits: blocks are written out between commits.
+	t.Run("early-writeout", func(t *testing.T) {
+		crashRun(t, seed+1, &cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1})
+	})
+}
+
+func crashRun(t *testing.T, seed int64, limits *cacheLimits) {
 	rng := rand.New(rand.NewSource(seed))
 	base := device.NewMem(8 << 20)
 	if err := Mkfs(base, MkfsOptions{Model: testModel(t)}); err != nil {
 		t.Fatal(err)
 	}
 	rec := device.NewCrash(base)
-	fs, err := Mount(noClose{rec}, Options{FlushInterval: time.Hour})
+	fs, err := Mount(noClose{rec}, Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if limits != nil {
+		fs.limits = *limits
 	}
 	snaps := []snapshot{takeSnapshot(t, fs)}
 	acked := []int{rec.Flushes()} // flushes recorded when snapshot i was durable

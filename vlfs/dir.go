@@ -112,10 +112,12 @@ func (fs *FS) dirAddLocked(in *inode, name string, ino Ino, mode uint32) error {
 func (ds *dirState) findRoom(size, capacity int) (uint32, bool) {
 	for len(ds.room) > 0 {
 		i := ds.room[len(ds.room)-1]
-		if ds.blocks[i].used+size <= capacity {
+		if int(i) < len(ds.blocks) && ds.blocks[i].used+size <= capacity {
 			return i, true
 		}
-		ds.blocks[i].inRoom = false
+		if int(i) < len(ds.blocks) {
+			ds.blocks[i].inRoom = false
+		}
 		ds.room = ds.room[:len(ds.room)-1]
 	}
 	if n := len(ds.blocks); n > 0 && ds.blocks[n-1].used+size <= capacity {
@@ -149,7 +151,41 @@ func (fs *FS) dirRemoveLocked(in *inode, name string) error {
 		ds.room = append(ds.room, e.blk)
 	}
 	fs.dirtyDirBlockLocked(in, db)
-	return nil
+	return fs.trimDirLocked(in, ds)
+}
+
+// trimDirLocked frees the empty blocks at the end of a directory, so that
+// a directory that shrinks gives its space back.
+func (fs *FS) trimDirLocked(in *inode, ds *dirState) error {
+	n := len(ds.blocks)
+	for n > 0 && len(ds.blocks[n-1].names) == 0 {
+		n--
+	}
+	if n == len(ds.blocks) {
+		return nil
+	}
+	unmapped := uint64(0)
+	for i := n; i < len(ds.blocks); i++ {
+		a, err := fs.bmapLocked(in, uint64(i))
+		if err != nil {
+			return err
+		}
+		if a == 0 {
+			unmapped++
+		}
+	}
+	for _, db := range ds.blocks[n:] {
+		if db.dirty {
+			db.dirty = false
+			ds.ndirty--
+			fs.dirtyMeta--
+		}
+	}
+	ds.blocks = ds.blocks[:n]
+	in.d.Blocks -= unmapped
+	in.d.Size = uint64(n) * uint64(fs.geo.bs)
+	fs.touchLocked(in)
+	return fs.truncateBlocksLocked(in, uint64(n))
 }
 
 // dirSetLocked points an existing name at another inode (rename over).
@@ -177,8 +213,8 @@ func (fs *FS) dirtyDirBlockLocked(in *inode, db *dirBlock) {
 	fs.markDirtyLocked(in)
 }
 
-// encodeDirBlock returns block i of ds as bytes.
-func (fs *FS) encodeDirBlock(in *inode, i int) ([]byte, error) {
+// encodeDirBlockLocked returns block i of ds as bytes.
+func (fs *FS) encodeDirBlockLocked(in *inode, i int) ([]byte, error) {
 	ds := in.dir
 	db := ds.blocks[i]
 	ents := make([]ondisk.DirEntry, len(db.names))

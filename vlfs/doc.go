@@ -35,7 +35,8 @@
 // commit takes commitMu, takes mu to write out dirty state and snapshot the
 // inode map, releases mu and then runs the volume's Commit (the slow device
 // flush) with only commitMu held, so other operations proceed meanwhile.
-// Functions whose name ends in Locked need FS.mu held.
+// Functions whose name ends in Locked need FS.mu held; the types FS owns
+// (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //
 // Caches may only shrink at "safe points" (FS.unlock, at the end of each
 // public operation), so an operation never holds a pointer to an evicted

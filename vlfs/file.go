@@ -123,7 +123,7 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 	bs := uint64(fs.geo.bs)
 	end := off + uint64(len(data))
 	first, last := off/bs, (end-1)/bs
-	if err := fs.checkSpaceLocked(fs.newDirtyCount(in, first, last)); err != nil {
+	if err := fs.checkSpaceLocked(fs.newDirtyCountLocked(in, first, last)); err != nil {
 		return err
 	}
 	for lbn := first; lbn <= last; lbn++ {
@@ -143,8 +143,8 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 	return fs.limitDirtyLocked()
 }
 
-// newDirtyCount is how many of blocks first..last are not buffered yet.
-func (fs *FS) newDirtyCount(in *inode, first, last uint64) int64 {
+// newDirtyCountLocked is how many of blocks first..last are not buffered yet.
+func (fs *FS) newDirtyCountLocked(in *inode, first, last uint64) int64 {
 	n := int64(0)
 	for lbn := first; lbn <= last; lbn++ {
 		if _, ok := in.data[lbn]; !ok {

@@ -20,9 +20,10 @@ type cacheLimits struct {
 	inodes int // clean decoded inodes
 	iblks  int // raw inode blocks
 	nodes  int // indirect blocks
+	dirty  int // dirty inodes: beyond this, metadata is written out early
 }
 
-var defaultLimits = cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096}
+var defaultLimits = cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096, dirty: 32768}
 
 // FS is a mounted vlfs file system. Its methods are safe for concurrent use.
 type FS struct {
@@ -37,23 +38,23 @@ type FS struct {
 	closed   bool
 
 	imap    *inodeMap
-	inodes  map[Ino]*inode   // active inodes
-	dirty   map[Ino]*inode   // inodes with any dirty state (pinned in inodes)
+	inodes  map[Ino]*inode    // active inodes
+	dirty   map[Ino]*inode    // inodes with any dirty state (pinned in inodes)
 	iblocks map[uint64][]byte // inode-block cache: number -> on-disk content
 	limits  cacheLimits
-	nodes   int               // indirect blocks loaded, all inodes
+	nodes   int // indirect blocks loaded, all inodes
 
 	lookups map[Ino]uint64 // FUSE lookup counts
 	opens   map[Ino]uint32 // open handles
 	orphans map[Ino]bool   // link count 0 but still referenced
 
-	dirtyBytes   int64       // buffered file data
-	reserved     int64       // dirty data blocks that each need a new block
-	dirtyMeta    int64       // dirty directory blocks
-	pendingFree  []vld.Addr  // freed since the last commit snapshot
-	dirtySince   time.Time   // first change since the last commit (zero if clean)
-	failed       error       // set when the volume failed; every later write returns it
-	zero         []byte      // one block of zeros, never written to
+	dirtyBytes  int64      // buffered file data
+	reserved    int64      // dirty data blocks that each need a new block
+	dirtyMeta   int64      // dirty directory blocks
+	pendingFree []vld.Addr // freed since the last commit snapshot
+	dirtySince  time.Time  // first change since the last commit (zero if clean)
+	failed      error      // set when the volume failed; every later write returns it
+	zero        []byte     // one block of zeros, never written to
 
 	gc      groupCommit
 	stats   counters
@@ -85,8 +86,22 @@ func (g geometry) maxFileSize() uint64 { return g.maxBlock * uint64(g.bs) }
 func (fs *FS) lock() { fs.mu.Lock() }
 
 func (fs *FS) unlock() {
+	fs.limitDirtyInodesLocked()
 	fs.shrinkCachesLocked()
 	fs.mu.Unlock()
+}
+
+// limitDirtyInodesLocked writes everything out (without committing) when
+// too many inodes are dirty, so that they become clean and evictable and
+// memory stays bounded however many files change between commits. An
+// error leaves the state dirty; the next commit reports it.
+func (fs *FS) limitDirtyInodesLocked() {
+	if len(fs.dirty) <= fs.limits.dirty || fs.readOnly || fs.closed || fs.failed != nil {
+		return
+	}
+	if err := fs.writeOutLocked(); err != nil {
+		fs.logf("vlfs: early write-out of %d dirty inodes: %v", len(fs.dirty), err)
+	}
 }
 
 func (fs *FS) logf(format string, args ...any) {

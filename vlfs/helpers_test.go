@@ -34,11 +34,17 @@ func testModel(t testing.TB) *disk.Model {
 // the file system and closes it.
 func newImage(t testing.TB, size int64) *testImage {
 	t.Helper()
+	return mountImage(t, newFormatted(t, size), Options{Logf: t.Logf})
+}
+
+// newFormatted returns a freshly formatted memory image.
+func newFormatted(t testing.TB, size int64) *device.Mem {
+	t.Helper()
 	dev := device.NewMem(size)
 	if err := Mkfs(dev, MkfsOptions{Model: testModel(t)}); err != nil {
 		t.Fatalf("mkfs: %v", err)
 	}
-	return mountImage(t, dev, Options{Logf: t.Logf})
+	return dev
 }
 
 // mountImage mounts dev (kept open across remounts) and registers the

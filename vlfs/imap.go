@@ -12,12 +12,12 @@ import (
 // (the content of the virtual log) and which inode numbers are in use.
 // It is guarded by FS.mu.
 type inodeMap struct {
-	geo    geometry
-	addrs  []vld.Addr          // by inode-block number; 0 = no block
-	used   []uint64            // bitset by inode number; bit 0 (never used) is set
-	nused  int64               // inodes in use, not counting inode 0
-	hint   uint64              // no free inode number is below this one
-	dirty  map[uint32]struct{} // pieces changed since the last commit
+	geo   geometry
+	addrs []vld.Addr          // by inode-block number; 0 = no block
+	used  []uint64            // bitset by inode number; bit 0 (never used) is set
+	nused int64               // inodes in use, not counting inode 0
+	hint  uint64              // no free inode number is below this one
+	dirty map[uint32]struct{} // pieces changed since the last commit
 }
 
 func newInodeMap(g geometry) *inodeMap {
@@ -126,8 +126,10 @@ func (m *inodeMap) encodePiece(p uint32) []byte {
 	return b
 }
 
-// loadPieces fills the map from the volume's recovered pieces.
-func (m *inodeMap) loadPieces(pieces map[uint32][]byte) error {
+// loadPieces fills the map from the volume's recovered pieces. An inode
+// block number can never reach the volume's block count (each needs a
+// block), which bounds what a damaged piece can make us allocate.
+func (m *inodeMap) loadPieces(pieces map[uint32][]byte, numBlocks uint64) error {
 	dst := make([]uint64, m.geo.perPiece)
 	for p, b := range pieces {
 		if err := ondisk.DecodePiece(b, p, dst); err != nil {
@@ -135,6 +137,9 @@ func (m *inodeMap) loadPieces(pieces map[uint32][]byte) error {
 		}
 		lo := uint64(p) * m.geo.perPiece
 		for i, a := range dst {
+			if a != 0 && lo+uint64(i) >= numBlocks {
+				return fmt.Errorf("piece %d maps inode block %d on a volume of %d blocks: %w", p, lo+uint64(i), numBlocks, ErrNeedsRepair)
+			}
 			if a != 0 {
 				m.setAddr(lo+uint64(i), a)
 			}

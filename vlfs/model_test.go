@@ -19,6 +19,7 @@ type mNode struct {
 	kids  map[string]*mNode
 	nlink int
 	up    *mNode // directories: parent
+	xattr map[string]string
 }
 
 // mPath is a directory and a name in it.
@@ -54,7 +55,7 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 		if round == 1 {
 			// Tiny caches and dirty limit: every path through eviction
 			// and early write-out gets exercised.
-			r.im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1}
+			r.im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1, dirty: 3}
 			r.im.o.DirtyLimitBytes = 16 << 10
 			r.im.remount()
 		}
@@ -97,7 +98,7 @@ func (r *modelRun) step() {
 	ops := []op{
 		{10, r.opCreate}, {5, r.opMkdir}, {20, r.opWrite}, {5, r.opTruncate}, {6, r.opUnlink},
 		{4, r.opRmdir}, {8, r.opRename}, {4, r.opLink}, {2, r.opSymlink}, {6, r.opRead},
-		{2, r.opSync}, {1, r.opRemount},
+		{2, r.opSync}, {1, r.opRemount}, {3, r.opFallocate}, {4, r.opXattr}, {2, r.opOpenUnlinked},
 	}
 	total := 0
 	for _, o := range ops {
@@ -485,5 +486,94 @@ func (r *modelRun) compareNode(m *mNode, ino Ino, path string) {
 	}
 	if int(a.Nlink) != m.nlink {
 		r.t.Fatalf("%s: nlink %d, model %d", path, a.Nlink, m.nlink)
+	}
+	names := must(fs.Listxattr(ino)).ok(r.t)
+	var want []string
+	for k := range m.xattr {
+		want = append(want, k)
+	}
+	sort.Strings(want)
+	if !slices.Equal(names, want) && len(names)+len(want) > 0 {
+		r.t.Fatalf("%s: xattrs %v, model %v", path, names, want)
+	}
+}
+
+func (r *modelRun) opFallocate() {
+	p, n, ok := r.file()
+	if !ok {
+		return
+	}
+	off, length := r.rng.Intn(len(n.data)+20000), 1+r.rng.Intn(30000)
+	err := r.im.fs.Fallocate(r.fileIno(p), 0, int64(off), int64(length))
+	r.expect(fmt.Sprintf("fallocate %v/%s [%d,+%d)", p.dir, p.name, off, length), err, nil)
+	if end := off + length; end > len(n.data) {
+		n.data = append(n.data, make([]byte, end-len(n.data))...)
+	}
+}
+
+func (r *modelRun) opXattr() {
+	p, n, ok := r.file()
+	if !ok {
+		return
+	}
+	ino := r.fileIno(p)
+	name := fmt.Sprintf("user.%d", r.rng.Intn(4))
+	if n.xattr == nil {
+		n.xattr = map[string]string{}
+	}
+	_, had := n.xattr[name]
+	switch r.rng.Intn(3) {
+	case 0:
+		v := fmt.Sprint(r.rng.Intn(1e6))
+		r.expect("setxattr "+name, r.im.fs.Setxattr(ino, name, []byte(v), 0), nil)
+		n.xattr[name] = v
+	case 1:
+		var want error
+		if !had {
+			want = ErrNoXattr
+		}
+		r.expect("removexattr "+name, r.im.fs.Removexattr(ino, name), want)
+		delete(n.xattr, name)
+	default:
+		v, err := r.im.fs.Getxattr(ino, name)
+		var want error
+		if !had {
+			want = ErrNoXattr
+		}
+		r.expect("getxattr "+name, err, want)
+		if had && string(v) != n.xattr[name] {
+			r.t.Fatalf("getxattr %v/%s %s = %q, model %q", p.dir, p.name, name, v, n.xattr[name])
+		}
+	}
+}
+
+// opOpenUnlinked opens a file, removes its last name, and keeps using it.
+func (r *modelRun) opOpenUnlinked() {
+	p, n, ok := r.file()
+	if !ok || n.nlink != 1 {
+		return
+	}
+	fs := r.im.fs
+	ino := r.fileIno(p)
+	r.expect("open", fs.Open(ino), nil)
+	r.expect(fmt.Sprintf("unlink open %v/%s", p.dir, p.name), fs.Unlink(r.ino(p.dir), p.name), nil)
+	delete(r.mdir(p.dir).kids, p.name)
+	data := []byte("still writable")
+	_, err := fs.Write(ino, int64(len(n.data)), data)
+	r.expect("write unlinked", err, nil)
+	want := append(n.data, data...)
+	buf := make([]byte, len(want)+1)
+	got, err := fs.Read(ino, 0, buf)
+	r.expect("read unlinked", err, nil)
+	if !bytes.Equal(buf[:got], want) {
+		r.t.Fatalf("unlinked file reads %d bytes, want %d", got, len(want))
+	}
+	if r.rng.Intn(2) == 0 {
+		r.expect("sync", fs.Sync(), nil)
+		r.im.check()
+	}
+	r.expect("release", fs.Release(ino), nil)
+	if _, err := fs.GetAttr(ino); !errors.Is(err, ErrNotExist) {
+		r.t.Fatalf("released unlinked inode %d still exists: %v", ino, err)
 	}
 }

@@ -116,7 +116,7 @@ func mountVolume(vol *vld.Volume, o Options) (*FS, error) {
 	fs := newFS(vol, sb, o)
 	fs.lock()
 	defer fs.unlock()
-	if err := fs.imap.loadPieces(vol.Pieces()); err != nil {
+	if err := fs.imap.loadPieces(vol.Pieces(), vol.NumBlocks()); err != nil {
 		return nil, err
 	}
 	orphans, err := fs.walkLocked()

@@ -1,6 +1,7 @@
 package vlfs
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vlfs/vlfs/vlfs/ondisk"
@@ -33,7 +34,7 @@ type newEntry struct {
 	mode       uint32
 	uid, gid   uint32
 	rdev       uint32
-	dataBlocks int64               // data blocks the new inode needs at once
+	dataBlocks int64                 // data blocks the new inode needs at once
 	setup      func(in *inode) error // fills in type-specific state
 }
 
@@ -81,13 +82,11 @@ func (fs *FS) createLocked(e newEntry) (Attr, error) {
 	in.d.Rdev = e.rdev
 	if e.setup != nil {
 		if err := e.setup(in); err != nil {
-			fs.freeInodeLocked(in)
-			return Attr{}, err
+			return Attr{}, errors.Join(err, fs.freeInodeLocked(in))
 		}
 	}
 	if err := fs.dirAddLocked(d, e.name, in.ino, in.d.Mode); err != nil {
-		fs.freeInodeLocked(in)
-		return Attr{}, err
+		return Attr{}, errors.Join(err, fs.freeInodeLocked(in))
 	}
 	if in.isDir() {
 		in.d.Nlink, in.d.Parent = 2, uint64(d.ino)
@@ -160,6 +159,9 @@ func (fs *FS) Readlink(ino Ino) (string, error) {
 	}
 	if !in.isLnk() {
 		return "", fmt.Errorf("inode %d is not a symlink: %w", ino, ErrInvalid)
+	}
+	if in.d.Size >= uint64(fs.geo.bs) {
+		return "", fmt.Errorf("symlink %d: size %d: %w", ino, in.d.Size, ErrCorrupt)
 	}
 	buf := make([]byte, in.d.Size)
 	if _, err := fs.readLocked(in, 0, buf); err != nil {

@@ -3,6 +3,7 @@ package vlfs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"syscall"
@@ -407,5 +408,88 @@ func TestReadDirAndStatFS(t *testing.T) {
 	st := x.fs.Stats()
 	if st.Ops["create"].Count != 2 || st.Ops["write"].Bytes != 5 {
 		t.Fatalf("stats ops %+v", st.Ops)
+	}
+}
+
+func TestReadOnlyMount(t *testing.T) {
+	x := newFixture(t)
+	must(0, x.fs.Close()).ok(t)
+	x.im.fs = nil
+	fs := must(Mount(noClose{x.im.dev}, Options{ReadOnly: true})).ok(t)
+	defer fs.Close()
+	if _, err := fs.Create(RootIno, "new", 0o644, 0, 0); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("create on a read-only mount: %v", err)
+	}
+	if _, err := fs.Write(x.f, 0, []byte("x")); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("write on a read-only mount: %v", err)
+	}
+	wantErr(t, fs.Unlink(RootIno, "f"), ErrReadOnly)
+	buf := make([]byte, 5)
+	if n, err := fs.Read(x.f, 0, buf); err != nil || string(buf[:n]) != "hello" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	must(0, fs.Sync()).ok(t)
+	must(0, fs.Check()).ok(t)
+}
+
+// TestBackgroundFlush: unforced writes become durable within the flush
+// interval, and buffered data stays under the dirty limit.
+func TestBackgroundFlush(t *testing.T) {
+	dev := newFormatted(t, 32<<20)
+	im := mountImage(t, dev, Options{FlushInterval: 40 * time.Millisecond, DirtyLimitBytes: 64 << 10})
+	fs := im.fs
+	a := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	data := bytes.Repeat([]byte("x"), 1<<20)
+	must(fs.Write(a.Ino, 0, data)).ok(t)
+	if d := fs.Stats().DirtyBytes; d > 64<<10 {
+		t.Fatalf("dirty bytes %d above the 64 KiB limit", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for fs.Stats().Commits == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if fs.Stats().Commits == 0 {
+		t.Fatal("no background commit within 5 s")
+	}
+	crashed := mountImage(t, imageCopy(t, dev), Options{})
+	b := must(crashed.fs.Lookup(RootIno, "f")).ok(t)
+	buf := make([]byte, len(data))
+	if n := must(crashed.fs.Read(b.Ino, 0, buf)).ok(t); n != len(data) || !bytes.Equal(buf, data) {
+		t.Fatalf("after the background commit a crash image holds %d bytes", n)
+	}
+}
+
+// TestEmptyInodeBlocksFreed: once every inode of an inode block is gone,
+// the block is freed and dropped from the inode map.
+func TestEmptyInodeBlocksFreed(t *testing.T) {
+	im := newImage(t, 16<<20)
+	fs := im.fs
+	must(0, fs.Sync()).ok(t)
+	before := fs.vol.FreeBlocks()
+	for i := range 50 {
+		a := must(fs.Create(RootIno, fmt.Sprintf("f%d", i), 0o644, 0, 0)).ok(t)
+		fs.Forget(a.Ino, 1)
+	}
+	must(0, fs.Sync()).ok(t)
+	if n := fs.imap.numBlocks(); n < 4 {
+		t.Fatalf("%d inode blocks for 52 inodes", n)
+	}
+	for i := range 50 {
+		must(0, fs.Unlink(RootIno, fmt.Sprintf("f%d", i))).ok(t)
+	}
+	must(0, fs.Sync()).ok(t)
+	must(0, fs.Sync()).ok(t) // the second commit makes the first one's frees reusable
+	for ibn := uint64(1); ibn < fs.imap.numBlocks(); ibn++ {
+		if a := fs.imap.addr(ibn); a != 0 {
+			t.Errorf("inode block %d still at %d", ibn, a)
+		}
+	}
+	if after := fs.vol.FreeBlocks(); after < before {
+		t.Errorf("free blocks %d before, %d after creating and deleting", before, after)
+	}
+	im.remount()
+	a := must(im.fs.Create(RootIno, "again", 0o644, 0, 0)).ok(t)
+	if a.Ino != 2 {
+		t.Errorf("first free inode number %d, want 2", a.Ino)
 	}
 }

@@ -30,9 +30,10 @@ func (fs *FS) sortedDirtyLocked() []*inode {
 	return out
 }
 
-// writeOutLocked writes every dirty block: file data and directory blocks,
-// indirect blocks bottom-up, xattr blocks, then inode blocks (updating the
-// inode map). On error the in-memory state stays consistent and dirty.
+// writeOutLocked writes every dirty block: file data, directory and xattr
+// blocks (one batch: they depend on nothing), indirect blocks bottom-up,
+// then inode blocks (updating the inode map). On error the in-memory state
+// stays consistent and dirty.
 func (fs *FS) writeOutLocked() error {
 	ins := fs.sortedDirtyLocked()
 	if err := fs.writeDataLocked(ins, false); err != nil {
@@ -42,9 +43,6 @@ func (fs *FS) writeOutLocked() error {
 		if err := fs.writeNodesLocked(ins, h); err != nil {
 			return err
 		}
-	}
-	if err := fs.writeXattrsLocked(ins); err != nil {
-		return err
 	}
 	if err := fs.writeInodeBlocksLocked(ins); err != nil {
 		return err
@@ -61,8 +59,14 @@ func (fs *FS) writeOutLocked() error {
 	return nil
 }
 
-// writeDataLocked writes the buffered file blocks (and, unless dataOnly,
-// the dirty directory blocks) of ins.
+// writeDataLocked writes the buffered file blocks of ins and, unless
+// dataOnly, their dirty directory and xattr blocks.
+//
+// When the volume has room for the data outside its reserve, data and
+// metadata go in one WriteBlocks call (marked Meta): the data was already
+// reserved when it was buffered, and one request instead of two is what
+// makes small synchronous writes cheap. Otherwise the data goes first as
+// a plain data write, which the volume may refuse.
 func (fs *FS) writeDataLocked(ins []*inode, dataOnly bool) error {
 	var data, meta []pendingWrite
 	for _, in := range ins {
@@ -71,18 +75,45 @@ func (fs *FS) writeDataLocked(ins []*inode, dataOnly bool) error {
 			return err
 		}
 		data = append(data, d...)
-		if in.dir != nil && in.dir.ndirty > 0 && !dataOnly {
-			m, err := fs.dirWritesLocked(in)
-			if err != nil {
-				return err
-			}
-			meta = append(meta, m...)
+		if dataOnly {
+			continue
 		}
+		m, err := fs.metaWritesLocked(in)
+		if err != nil {
+			return err
+		}
+		meta = append(meta, m...)
+	}
+	if len(data)+len(meta) <= writeChunk && fs.vol.FreeBlocks() >= int64(len(data)) {
+		return fs.writeAllLocked(append(data, meta...), true)
 	}
 	if err := fs.writeAllLocked(data, false); err != nil {
 		return err
 	}
 	return fs.writeAllLocked(meta, true)
+}
+
+// metaWritesLocked returns the writes of in's dirty directory blocks and
+// xattr block (dropping an emptied xattr block at once).
+func (fs *FS) metaWritesLocked(in *inode) ([]pendingWrite, error) {
+	var out []pendingWrite
+	if in.dir != nil && in.dir.ndirty > 0 {
+		m, err := fs.dirWritesLocked(in)
+		if err != nil {
+			return nil, err
+		}
+		out = m
+	}
+	if in.xattrDirty {
+		w, err := fs.xattrWriteLocked(in)
+		if err != nil {
+			return nil, err
+		}
+		if w.buf != nil {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
@@ -120,7 +151,7 @@ func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {
 		if err := fs.prepareLocked(in, uint64(i)); err != nil {
 			return nil, err
 		}
-		buf, err := fs.encodeDirBlock(in, i)
+		buf, err := fs.encodeDirBlockLocked(in, i)
 		if err != nil {
 			return nil, fmt.Errorf("directory %d block %d: %w: %w", in.ino, i, err, ErrCorrupt)
 		}
@@ -239,38 +270,32 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 	}}, nil
 }
 
-// writeXattrsLocked writes (or drops) the changed xattr blocks.
-func (fs *FS) writeXattrsLocked(ins []*inode) error {
-	var ws []pendingWrite
-	for _, in := range ins {
-		if !in.xattrDirty {
-			continue
+// xattrWriteLocked prepares the write of in's changed xattr block, or
+// drops the block at once if no attribute is left.
+func (fs *FS) xattrWriteLocked(in *inode) (pendingWrite, error) {
+	if len(in.xattrs) == 0 {
+		if in.d.Xattr != 0 {
+			fs.freeBlockLocked(in.d.Xattr)
+			in.d.Xattr = 0
+			in.d.Blocks--
 		}
-		if len(in.xattrs) == 0 {
-			if in.d.Xattr != 0 {
-				fs.freeBlockLocked(in.d.Xattr)
-				in.d.Xattr = 0
-				in.d.Blocks--
-			}
-			in.xattrDirty, in.dirty = false, true
-			continue
-		}
-		buf, err := fs.encodeXattrs(in)
-		if err != nil {
-			return err
-		}
-		ws = append(ws, pendingWrite{buf: buf, apply: func(a vld.Addr) error {
-			if in.d.Xattr != 0 {
-				fs.freeBlockLocked(in.d.Xattr)
-			} else {
-				in.d.Blocks++
-			}
-			in.d.Xattr = a
-			in.xattrDirty, in.dirty = false, true
-			return nil
-		}})
+		in.xattrDirty, in.dirty = false, true
+		return pendingWrite{}, nil
 	}
-	return fs.writeAllLocked(ws, true)
+	buf, err := fs.encodeXattrsLocked(in)
+	if err != nil {
+		return pendingWrite{}, err
+	}
+	return pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+		if in.d.Xattr != 0 {
+			fs.freeBlockLocked(in.d.Xattr)
+		} else {
+			in.d.Blocks++
+		}
+		in.d.Xattr = a
+		in.xattrDirty, in.dirty = false, true
+		return nil
+	}}, nil
 }
 
 // writeInodeBlocksLocked encodes every changed inode into its inode block,

@@ -174,8 +174,8 @@ func (fs *FS) Removexattr(ino Ino, name string) error {
 	return nil
 }
 
-// encodeXattrs returns in's xattr block.
-func (fs *FS) encodeXattrs(in *inode) ([]byte, error) {
+// encodeXattrsLocked returns in's xattr block.
+func (fs *FS) encodeXattrsLocked(in *inode) ([]byte, error) {
 	names := make([]string, 0, len(in.xattrs))
 	for n := range in.xattrs {
 		names = append(names, n)

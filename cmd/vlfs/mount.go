@@ -212,13 +212,20 @@ func mountedMessage(w io.Writer, a *mountArgs, pid int, foreground bool) {
 
 // helperScript is installed as mount.fuse.vlfs: mount(8) runs it for
 // fstab entries of type fuse.vlfs as "mount.fuse.vlfs IMAGE DIR -o OPTS".
+// mount(8) runs helpers with an empty environment, hence PATH (for
+// fusermount3).
 const helperScript = `#!/bin/sh
 # mount(8) helper for file systems of type fuse.vlfs (written by vlfs mount --install-helper).
+PATH=${PATH:-` + defaultPath + `}
+export PATH
 exec %q mount --background "$@"
 `
 
+// defaultPath is used when vlfs runs without PATH (as a mount(8) helper).
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 func installMountHelper(dir string, stdout, stderr io.Writer) int {
-	exe, err := os.Executable()
+	exe, err := vlfsBinary()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}

@@ -30,6 +30,9 @@ const (
 // mountForeground mounts and serves until the file system is unmounted.
 func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	ready := readyPipeFromEnv()
+	if os.Getenv("PATH") == "" {
+		os.Setenv("PATH", defaultPath) // bazil.org/fuse runs fusermount3 from PATH
+	}
 	logw, closeLog := a.logWriter(stderr)
 	defer closeLog()
 	logger := log.New(logw, "vlfs: ", log.LstdFlags)
@@ -171,12 +174,9 @@ func mountBackground(a *mountArgs, stdout, stderr io.Writer) int {
 // startDaemon runs this binary's `mount` without --background in a new
 // session, with a pipe for its readiness report.
 func (a *mountArgs) startDaemon() (*exec.Cmd, *os.File, error) {
-	exe := os.Getenv(binaryEnv)
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, nil, err
-		}
+	exe, err := vlfsBinary()
+	if err != nil {
+		return nil, nil, err
 	}
 	args, err := a.daemonArgs()
 	if err != nil {
@@ -197,6 +197,14 @@ func (a *mountArgs) startDaemon() (*exec.Cmd, *os.File, error) {
 		return nil, nil, err
 	}
 	return cmd, r, nil
+}
+
+// vlfsBinary is the binary to run as the daemon: $VLFS_BINARY, else this one.
+func vlfsBinary() (string, error) {
+	if exe := os.Getenv(binaryEnv); exe != "" {
+		return exe, nil
+	}
+	return os.Executable()
 }
 
 // daemonArgs rebuilds the command line with absolute paths.

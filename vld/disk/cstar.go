@@ -63,3 +63,33 @@ func RotationStats(m *Model) (mean, variance float64) {
 	r := m.RotationMs()
 	return r / 2, r * r / 12
 }
+
+// CStarInputs are formula (10)'s inputs and results for one disk model at
+// one block size, as `vlfs cstar --disk` prints them and as the VLD's
+// `auto` write batching uses them.
+type CStarInputs struct {
+	DMs       float64 // mean seek (random cylinder pairs) + mean rotation (R/2)
+	Sigma2Ms2 float64 // seek variance + rotation variance (R^2/12)
+	KMs       float64 // transfer time of one block in the outer zone
+	CStar     float64 // formula (10), in blocks
+	Batch     int     // BestBatch: the whole batch size in force
+}
+
+// CStarFor derives D, sigma^2 and k from the model (SeekStats,
+// RotationStats, the outer zone's media rate) and evaluates formula (10).
+// blockSize must be positive; errors wrap ErrBadParameter.
+func CStarFor(m *Model, blockSize int) (CStarInputs, error) {
+	if blockSize <= 0 {
+		return CStarInputs{}, fmt.Errorf("%w: block size must be positive, got %d", ErrBadParameter, blockSize)
+	}
+	sm, sv := SeekStats(m)
+	rm, rv := RotationStats(m)
+	in := CStarInputs{DMs: sm + rm, Sigma2Ms2: sv + rv, KMs: float64(blockSize) / m.MediaRateBytesPerMs()}
+	c, err := CStar(in.DMs, in.Sigma2Ms2, in.KMs)
+	if err != nil {
+		return CStarInputs{}, fmt.Errorf("disk %s: %w", m.Name, err)
+	}
+	in.CStar = c
+	in.Batch = BestBatch(c, in.DMs, in.Sigma2Ms2, in.KMs)
+	return in, nil
+}

@@ -100,6 +100,12 @@ func fuseAttr(a vlfs.Attr, valid time.Duration) fuse.Attr {
 	}
 }
 
+// attr converts attributes for a reply, remembering the block count sent.
+func (s *Server) attr(a vlfs.Attr) fuse.Attr {
+	s.stamps.reported(a)
+	return fuseAttr(a, s.opt.AttrTimeout)
+}
+
 // entry is the answer to every request that names a new or found inode;
 // the kernel counts each one as a lookup and will Forget it.
 func (s *Server) entry(a vlfs.Attr) fuse.LookupResponse {
@@ -107,7 +113,7 @@ func (s *Server) entry(a vlfs.Attr) fuse.LookupResponse {
 		Node:       fuse.NodeID(a.Ino),
 		Generation: a.Gen,
 		EntryValid: s.opt.EntryTimeout,
-		Attr:       fuseAttr(a, s.opt.AttrTimeout),
+		Attr:       s.attr(a),
 	}
 }
 

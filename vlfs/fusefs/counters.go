@@ -74,9 +74,13 @@ type counter struct{ count, errors, nanos atomic.Int64 }
 // counters are per-opcode request counters, updated without locks.
 type counters [numOpcodes]counter
 
-func (c *counters) add(op opcode, failed bool, d time.Duration) {
+// arrived counts a request as soon as it is read, so that a caller whose
+// system call has returned sees every request it caused.
+func (c *counters) arrived(op opcode) { c[op].count.Add(1) }
+
+// answered adds the request's outcome and time.
+func (c *counters) answered(op opcode, failed bool, d time.Duration) {
 	k := &c[op]
-	k.count.Add(1)
 	k.nanos.Add(int64(d))
 	if failed {
 		k.errors.Add(1)

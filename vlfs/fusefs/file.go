@@ -87,6 +87,7 @@ func (s *Server) fsync(r *fuse.FsyncRequest) error {
 	if err := s.fs.Fsync(ino(r.Node), r.Flags&fsyncDataOnly != 0); err != nil {
 		return err
 	}
+	s.refreshBlocks(r.Node)
 	r.Respond()
 	return nil
 }
@@ -100,4 +101,17 @@ func (s *Server) fallocate(r *fuse.FAllocateRequest) error {
 	}
 	r.Respond()
 	return nil
+}
+
+// refreshBlocks drops the kernel's cached attributes of a file whose block
+// count changed (writing out allocates blocks), so that st_blocks is fresh:
+// with the writeback cache the kernel would otherwise keep the old value
+// for AttrTimeout. An attribute-only invalidation takes no inode lock, so it
+// is safe while the fsync request is pending.
+func (s *Server) refreshBlocks(n fuse.NodeID) {
+	a, err := s.fs.GetAttr(ino(n))
+	if err != nil || !s.stamps.blocksChanged(a) {
+		return
+	}
+	_ = s.conn.InvalidateNode(n, -1, -1) // ENOENT: the kernel no longer caches it
 }

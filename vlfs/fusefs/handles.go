@@ -53,16 +53,38 @@ type stamp struct {
 	mtime time.Time
 }
 
-// stampTable remembers, per inode, the size and mtime at the last open or
-// release, so that an open of an unchanged file keeps the kernel's page
-// cache (FOPEN_KEEP_CACHE) instead of dropping it. An inode's stamp is
-// dropped when the kernel forgets the inode.
+// stampTable remembers what the kernel was told about each inode: the size
+// and mtime at the last open or release, so that an open of an unchanged
+// file keeps the kernel's page cache (FOPEN_KEEP_CACHE) instead of dropping
+// it; and the block count last reported, so that an fsync invalidates the
+// kernel's attributes only when writing out changed st_blocks. An inode's
+// entries are dropped when the kernel forgets the inode.
 type stampTable struct {
-	mu sync.Mutex
-	m  map[vlfs.Ino]stamp
+	mu     sync.Mutex
+	m      map[vlfs.Ino]stamp
+	blocks map[vlfs.Ino]uint64
 }
 
-func (t *stampTable) init() { t.m = make(map[vlfs.Ino]stamp) }
+func (t *stampTable) init() {
+	t.m = make(map[vlfs.Ino]stamp)
+	t.blocks = make(map[vlfs.Ino]uint64)
+}
+
+// reported records the block count sent to the kernel.
+func (t *stampTable) reported(a vlfs.Attr) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.blocks[a.Ino] = a.Blocks
+}
+
+// blocksChanged reports whether a's block count differs from the last one
+// sent to the kernel.
+func (t *stampTable) blocksChanged(a vlfs.Attr) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b, ok := t.blocks[a.Ino]
+	return !ok || b != a.Blocks
+}
 
 func (t *stampTable) record(a vlfs.Attr) {
 	t.mu.Lock()
@@ -81,4 +103,5 @@ func (t *stampTable) drop(n vlfs.Ino) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.m, n)
+	delete(t.blocks, n)
 }

@@ -58,7 +58,7 @@ func (s *Server) getattr(r *fuse.GetattrRequest) error {
 	if err != nil {
 		return err
 	}
-	r.Respond(&fuse.GetattrResponse{Attr: fuseAttr(a, s.opt.AttrTimeout)})
+	r.Respond(&fuse.GetattrResponse{Attr: s.attr(a)})
 	return nil
 }
 
@@ -67,7 +67,7 @@ func (s *Server) setattr(r *fuse.SetattrRequest) error {
 	if err != nil {
 		return err
 	}
-	r.Respond(&fuse.SetattrResponse{Attr: fuseAttr(a, s.opt.AttrTimeout)})
+	r.Respond(&fuse.SetattrResponse{Attr: s.attr(a)})
 	return nil
 }
 

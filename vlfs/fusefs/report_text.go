@@ -7,14 +7,20 @@ import (
 	"text/tabwriter"
 )
 
-// WriteText prints the report for people.
+// WriteText prints the report for people, one aligned table per section.
 func (r Report) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	r.textHeader(tw)
-	r.textOps(tw)
-	r.textDisk(tw)
-	r.textFUSE(tw)
-	return tw.Flush()
+	sections := []func(io.Writer){r.textHeader, r.textOps, r.textDevice, r.textSim, r.textSpace, r.textFUSE}
+	for i, section := range sections {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		section(tw)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r Report) textHeader(w io.Writer) {
@@ -30,7 +36,7 @@ func (r Report) textHeader(w io.Writer) {
 }
 
 func (r Report) textOps(w io.Writer) {
-	fmt.Fprintf(w, "\noperation\tcount\tbytes\n")
+	fmt.Fprintf(w, "operation\tcount\tbytes\n")
 	for _, k := range sortedKeys(r.Ops) {
 		fmt.Fprintf(w, "  %s\t%d\t%s\n", k, r.Ops[k].Count, bytesText(r.Ops[k].Bytes))
 	}
@@ -38,10 +44,15 @@ func (r Report) textOps(w io.Writer) {
 	fmt.Fprintf(w, "dirty\t%s\tinodes %d\n", bytesText(r.DirtyBytes), r.Inodes)
 }
 
-func (r Report) textDisk(w io.Writer) {
+func (r Report) textDevice(w io.Writer) {
 	d := r.Device
-	fmt.Fprintf(w, "\ndevice\treads %d (%d blocks)\twrites %d (%d blocks)\tflushes %d\n",
-		d.Reads, d.BlocksRead, d.Writes, d.BlocksWritten, d.Flushes)
+	fmt.Fprintf(w, "device\trequests\tblocks\n")
+	fmt.Fprintf(w, "  reads\t%d\t%d\n", d.Reads, d.BlocksRead)
+	fmt.Fprintf(w, "  writes\t%d\t%d\n", d.Writes, d.BlocksWritten)
+	fmt.Fprintf(w, "  flushes\t%d\t\n", d.Flushes)
+}
+
+func (r Report) textSim(w io.Writer) {
 	fmt.Fprintf(w, "simulated ms\toverhead\ttransfer\tlocate\tother\ttotal\n")
 	for _, row := range []struct {
 		name string
@@ -52,16 +63,20 @@ func (r Report) textDisk(w io.Writer) {
 	}
 	fmt.Fprintf(w, "mean write\t%.3f ms simulated per device write\n", r.MeanWriteMs)
 	fmt.Fprintf(w, "simulated clock\t%.3f ms\n", r.SimNowMs)
-	fmt.Fprintf(w, "utilisation\t%.1f%%\t(%d of %d blocks free)\n", 100*r.Utilization, r.FreeBlocks, r.TotalBlocks)
-	fmt.Fprintf(w, "virtual log\t%d entries written\t%d live since last checkpoint\t%d checkpoints\n",
+}
+
+func (r Report) textSpace(w io.Writer) {
+	fmt.Fprintf(w, "utilisation\t%.1f%% (%d of %d blocks free)\n", 100*r.Utilization, r.FreeBlocks, r.TotalBlocks)
+	fmt.Fprintf(w, "virtual log\t%d entries written, %d live since the last checkpoint, %d checkpoints\n",
 		r.LogEntries, r.LogLength, r.Checkpoints)
 }
 
 func (r Report) textFUSE(w io.Writer) {
 	if r.Source != "mount" {
+		fmt.Fprintf(w, "FUSE requests: none (not mounted)\n")
 		return
 	}
-	fmt.Fprintf(w, "\nFUSE request\tcount\terrors\tmean wall µs\t(total %d, %d readers)\n", r.FUSERequests, r.Readers)
+	fmt.Fprintf(w, "FUSE request\tcount\terrors\tmean wall µs\t(total %d, %d readers)\n", r.FUSERequests, r.Readers)
 	for _, k := range sortedKeys(r.FUSE) {
 		c := r.FUSE[k]
 		fmt.Fprintf(w, "  %s\t%d\t%d\t%.1f\n", k, c.Count, c.Errors, c.WallUsMean)

@@ -55,6 +55,7 @@ func (s *Server) readEnded(err error, failures int) bool {
 func (s *Server) serve(req fuse.Request) {
 	start := time.Now()
 	op := opcodeOf(req)
+	s.ops.arrived(op)
 	if s.opt.Debug != nil {
 		s.opt.Debug("<- " + req.String())
 	}
@@ -64,7 +65,7 @@ func (s *Server) serve(req fuse.Request) {
 	} else if s.opt.Debug != nil {
 		s.opt.Debug(fmt.Sprintf("-> [ID=%v] ok %v", req.Hdr().ID, time.Since(start)))
 	}
-	s.ops.add(op, err != nil, time.Since(start))
+	s.ops.answered(op, err != nil, time.Since(start))
 }
 
 // safely runs the handler under recover. Handlers answer successes

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"4096", 4096, true},
+		{"512MiB", 512 << 20, true},
+		{"1GiB", 1 << 30, true},
+		{"4G", 4 << 30, true},
+		{"4g", 4 << 30, true},
+		{"4GB", 4e9, true},
+		{"1.5GiB", 3 << 29, true},
+		{"64 MiB", 64 << 20, true},
+		{"10K", 10240, true},
+		{"", 0, false},
+		{"GiB", 0, false},
+		{"-1G", 0, false},
+		{"12XB", 0, false},
+		{"99999999T", 0, false},
+	}
+	for _, tc := range tests {
+		got, err := parseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// runCLI runs one vlfs command line in-process.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestMkfs(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "a.img")
+	code, out, errs := runCLI(t, "mkfs", "--size", "64MiB", img)
+	if code != exitOK || !strings.Contains(out, "vlfs mount "+img) {
+		t.Fatalf("mkfs: exit %d\n%s%s", code, out, errs)
+	}
+	st, err := os.Stat(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 || st.Size() != 64<<20 {
+		t.Fatalf("image mode %v size %d, want 0600 and 64 MiB", st.Mode(), st.Size())
+	}
+	code, _, errs = runCLI(t, "mkfs", "--size", "64MiB", img)
+	if code != exitFailure || !strings.Contains(errs, "--force") {
+		t.Fatalf("mkfs over a formatted image: exit %d: %s", code, errs)
+	}
+	if code, _, errs = runCLI(t, "mkfs", "--force", "--size", "32MiB", "--quiet", img); code != exitOK {
+		t.Fatalf("mkfs --force: exit %d: %s", code, errs)
+	}
+	data := filepath.Join(dir, "data")
+	if err := os.WriteFile(data, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "mkfs", data)
+	if code != exitFailure || !strings.Contains(errs, "not a vlfs image") {
+		t.Fatalf("mkfs over a data file: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(data); string(b) != "precious" {
+		t.Fatal("mkfs damaged a file it refused to format")
+	}
+}
+
+func TestMkfsUsage(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "x.img")
+	for _, args := range [][]string{
+		{"mkfs"},
+		{"mkfs", img, "extra"},
+		{"mkfs", "--size", "lots", img},
+		{"mkfs", "--disk", "no-such-disk", img},
+	} {
+		if code, _, errs := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d: %s", args, code, exitUsage, errs)
+		}
+	}
+	if _, err := os.Stat(img); !os.IsNotExist(err) {
+		t.Fatal("a refused mkfs left an image behind")
+	}
+}

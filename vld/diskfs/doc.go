@@ -1,0 +1,31 @@
+// Package diskfs serves one disk image to the kernel over FUSE so that an
+// unmodified file system can run on it: the virtual-log paper's first design,
+// UFS on a Virtual Log Disk, repeated with ext4 (over a loop device) or
+// fuse2fs on a vld.LogicalDisk.
+//
+// The mount point holds two files:
+//
+//	disk   a read/write regular file of the exported size. Reads and writes
+//	       at any offset and length go through the disk (for a LogicalDisk,
+//	       its indirection map; partial blocks are read, modified and
+//	       written); fsync and fdatasync make everything written so far
+//	       durable; fallocate PUNCH_HOLE and ZERO_RANGE trim whole blocks
+//	       (the loop driver turns discard and write-zeroes into these);
+//	       writes beyond the size fail with EFBIG and change nothing.
+//	stats  read-only JSON (Report): the simulated time breakdown, device
+//	       requests, blocks freed by trim and by overwrite, FUSE requests.
+//
+// Serving uses bazil.org/fuse's low-level API: a fixed pool of readers, each
+// answering the request it read before reading the next. Every disk call is
+// serialised by the Disk itself (Logical holds one mutex around the
+// LogicalDisk), so no request waits for another FUSE request and the pool
+// cannot deadlock. Unmount refuses while anything still holds the disk file
+// (a loop device, a file system mounted from it, an open descriptor): the
+// file system above would lose its disk (holders.go).
+//
+// Errors become errnos only here (errno.go); a handler never panics out: a
+// panic is logged and answered with EIO.
+//
+// Lock order: Logical.mu before the LogicalDisk's and the volume's locks;
+// Mem.mu, counters.mu and handleTable.mu are leaves.
+package diskfs

@@ -1,0 +1,91 @@
+package diskfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"bazil.org/fuse"
+)
+
+// maxReadErrors ends a reader after this many consecutive errors that are
+// neither EOF nor EINTR (a connection gone wrong, not a bad message).
+const maxReadErrors = 100
+
+// reader is the loop of one pool goroutine: read a request, answer it, read
+// the next.
+func (s *Server) reader() {
+	failures := 0
+	for {
+		req, err := s.conn.ReadRequest()
+		if err == nil {
+			failures = 0
+			s.serve(req)
+			continue
+		}
+		failures++
+		if s.readEnded(err, failures) {
+			return
+		}
+	}
+}
+
+// readEnded reports whether a ReadRequest error ends the connection.
+func (s *Server) readEnded(err error, failures int) bool {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, syscall.EBADF), errors.Is(err, os.ErrClosed),
+		errors.Is(err, syscall.ENODEV):
+		return true
+	case errors.Is(err, syscall.EINTR), errors.Is(err, syscall.EAGAIN):
+		return false
+	}
+	s.opt.Logf("diskfs: reading a request: %v", err)
+	return failures >= maxReadErrors
+}
+
+// serve answers one request and counts it.
+func (s *Server) serve(req fuse.Request) {
+	start := time.Now()
+	if s.opt.Debug != nil {
+		s.opt.Debug("<- " + req.String())
+	}
+	err := s.safely(req)
+	if err != nil {
+		s.fail(req, err)
+	} else if s.opt.Debug != nil {
+		s.opt.Debug(fmt.Sprintf("-> [ID=%v] ok %v", req.Hdr().ID, time.Since(start)))
+	}
+	s.ops.add(opName(req), err != nil, time.Since(start))
+}
+
+// safely runs the handler under recover. Handlers answer successes
+// themselves, as their last step, and return errors unanswered; so a panic
+// (which can only come before the answer) is answered here, as EIO.
+func (s *Server) safely(req fuse.Request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.opt.Logf("diskfs: panic answering %v: %v\n%s", req, v, debug.Stack())
+			err = errPanic
+		}
+	}()
+	return s.dispatch(req)
+}
+
+// errPanic is answered, as EIO, to a request whose handler panicked.
+const errPanic = syscall.EIO
+
+// fail answers a request with the errno of err, logging faults of the disk.
+func (s *Server) fail(req fuse.Request, err error) {
+	errno, known := toErrno(err)
+	if !known {
+		s.opt.Logf("diskfs: %v: %v (answered %v)", req, err, errno)
+	}
+	if s.opt.Debug != nil {
+		s.opt.Debug(fmt.Sprintf("-> [ID=%v] error %v: %v", req.Hdr().ID, errno, err))
+	}
+	req.RespondError(errno)
+}
