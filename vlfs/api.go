@@ -92,11 +92,10 @@ const (
 	XattrReplace uint32 = 2
 )
 
-// Fallocate modes, as linux fallocate(2). Mode 0 and FallocKeepSize are
-// supported; anything else is ErrNotSupported.
-const (
-	FallocKeepSize uint32 = 0x01
-)
+// FallocKeepSize is linux's FALLOC_FL_KEEP_SIZE. Fallocate supports only
+// mode 0 (allocate and extend the size); this mode, like every other, is
+// ErrNotSupported, because blocks past the end of a file are not allowed.
+const FallocKeepSize uint32 = 0x01
 
 // MaxNameLen is the longest file name, in bytes.
 const MaxNameLen = 255

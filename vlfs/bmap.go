@@ -147,7 +147,7 @@ func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
 	var old *uint64
 	if lbn < ondisk.NumDirect {
 		old = &in.d.Direct[lbn]
-		in.dirty = true
+		in.changed()
 	} else {
 		k, slot := fs.geo.leafKey(lbn)
 		n, err := fs.nodeLocked(in, k, true)

@@ -108,8 +108,12 @@ func (c *checker) inodeBlock(ibn uint64) {
 		return
 	}
 	err := ondisk.DecodeInodeBlock(buf, ibn*fs.geo.ipb, func(_ int, n *ondisk.Inode) error {
-		if in := fs.dirty[Ino(n.Ino)]; in != nil && in.dirty {
+		in := fs.inodes[Ino(n.Ino)]
+		if in != nil && in.dirty {
 			return nil
+		}
+		if in != nil && in.d != *n {
+			c.fail("inode %d: clean in memory but differs from its record on disk", n.Ino)
 		}
 		if n.Ino != 0 && n.Free() == fs.imap.isUsed(n.Ino) {
 			c.fail("inode %d: on disk free=%v, in-use bit %v", n.Ino, n.Free(), fs.imap.isUsed(n.Ino))

@@ -1,9 +1,12 @@
 package vlfs
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/vlfs/vlfs/vld"
 )
 
 // groupCommit lets concurrent fsyncs share one volume commit: a caller
@@ -48,43 +51,65 @@ func (fs *FS) syncAll() error {
 }
 
 // commit writes out everything dirty and commits it with the changed
-// inode-map pieces, as one consistent snapshot. Only the write-out runs
-// under FS.mu; the volume's commit (the device flush) runs with commitMu.
+// inode-map pieces, as one consistent snapshot. Under FS.mu it writes the
+// data, directory, xattr and indirect blocks and encodes the inode blocks;
+// then, with only commitMu held, the volume writes the inode blocks and the
+// pieces that point at them in one WriteCommit (one request where it fits)
+// and flushes; then FS.mu again to record where the inode blocks went.
 func (fs *FS) commit() error {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
 	fs.lock()
-	if fs.readOnly {
+	if err := fs.commitStartLocked(); err != nil {
 		fs.unlock()
-		return nil
-	}
-	if fs.failed != nil {
-		err := fs.failed
-		fs.unlock()
+		if errors.Is(err, errReadOnlyCommit) {
+			return nil // nothing can have changed
+		}
 		return err
 	}
-	if err := fs.writeOutLocked(); err != nil {
-		fs.unlock()
-		return err
+	p, err := fs.planCommitLocked()
+	if err == nil {
+		err = fs.releaseFreesLocked()
+		if err != nil {
+			fs.imap.redirty(p.pieces)
+		}
 	}
-	pieces := fs.imap.takeDirtyPieces()
-	if err := fs.releaseFreesLocked(); err != nil {
-		fs.imap.redirty(pieces)
+	if err != nil {
 		fs.unlock()
 		return err
 	}
 	fs.dirtySince = time.Time{}
+	fs.committing = true
 	fs.unlock()
 
 	fs.stats.commits.Add(1)
-	if err := fs.vol.Commit(pieces); err != nil {
-		fs.lock()
-		fs.imap.redirty(pieces)
+	addrs, err := fs.landCommit(p)
+	fs.lock()
+	defer fs.unlock()
+	fs.committing = false
+	if err != nil {
+		fs.imap.redirty(p.pieces)
 		fs.markDirtySinceLocked()
-		fs.unlock()
 		return fs.volErr("commit", err)
 	}
+	fs.applyCommitLocked(p, addrs)
 	return nil
+}
+
+// commitStartLocked says whether a commit may run.
+func (fs *FS) commitStartLocked() error {
+	if fs.readOnly {
+		return errReadOnlyCommit
+	}
+	return fs.failed
+}
+
+// landCommit runs the volume's part of a commit.
+func (fs *FS) landCommit(p *commitPlan) ([]vld.Addr, error) {
+	if len(p.bufs) == 0 {
+		return nil, fs.vol.Commit(p.payload(nil))
+	}
+	return fs.vol.WriteCommit(p.bufs, p.pieces, p.payload)
 }
 
 // releaseFreesLocked hands the blocks freed before this snapshot to the

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
 )
 
 // TestConcurrentFsync runs writers that fsync after every write from
@@ -64,4 +67,54 @@ func concurrentWriter(fs *FS, w, writes int) error {
 		}
 	}
 	return nil
+}
+
+// TestAttrChangeDuringCommit changes an inode's attributes while commits
+// of other files are in flight (real-time clock, so they take a while):
+// each change must survive, none may be lost when an in-flight commit
+// that encoded an older version of the inode lands.
+func TestAttrChangeDuringCommit(t *testing.T) {
+	dev := newFormatted(t, 32<<20)
+	im := mountImage(t, dev, Options{Clock: vld.ClockReal})
+	fs := im.fs
+	a := must(fs.Create(RootIno, "attrs", 0o600, 0, 0)).ok(t)
+	b := must(fs.Create(RootIno, "busy", 0o600, 0, 0)).ok(t)
+	stop := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := fs.Write(b.Ino, int64(i%64)*4096, make([]byte, 4096)); err != nil {
+				done <- err
+				return
+			}
+			if err := fs.Fsync(b.Ino, false); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	const changes = 60
+	for i := 1; i <= changes; i++ {
+		must(fs.SetAttr(a.Ino, SetAttr{Mask: SetMode | SetSize, Mode: uint32(i), Size: uint64(i)})).ok(t)
+		if i%4 == 0 {
+			must(0, fs.Fsync(a.Ino, false)).ok(t)
+			must(0, fs.Check()).ok(t)
+		}
+		time.Sleep(time.Duration(i%3) * time.Millisecond)
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	im.remount()
+	got := must(im.fs.GetAttr(a.Ino)).ok(t)
+	if got.Mode&0o7777 != changes || got.Size != changes {
+		t.Fatalf("after remount mode %o size %d, want %o and %d", got.Mode&0o7777, got.Size, changes, changes)
+	}
 }

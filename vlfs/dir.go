@@ -98,7 +98,7 @@ func (fs *FS) dirAddLocked(in *inode, name string, ino Ino, mode uint32) error {
 		ds.blocks = append(ds.blocks, &dirBlock{})
 		in.d.Size += uint64(fs.geo.bs)
 		in.d.Blocks++
-		in.dirty = true
+		in.changed()
 	}
 	db := ds.blocks[i]
 	db.names = append(db.names, name)

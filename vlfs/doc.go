@@ -17,8 +17,9 @@
 // when clean; raw inode blocks in a bounded cache; each active directory
 // holds a name -> entry map; dirty file data is buffered per inode up to
 // Options.DirtyLimitBytes. A commit writes every dirty block, then the
-// changed inode-map pieces in one vld Commit: a commit is a consistent
-// snapshot of the whole file system (docs/durability.md).
+// inode blocks with the changed inode-map pieces in one vld WriteCommit: a
+// commit is a consistent snapshot of the whole file system
+// (docs/durability.md).
 //
 // # Locks
 //
@@ -32,9 +33,11 @@
 // FS.mu guards all in-memory file-system state. It is a plain Mutex rather
 // than an RWMutex because even reads fill caches (inodes, directories,
 // indirect blocks). FS.commitMu serialises commits: the leader of a group
-// commit takes commitMu, takes mu to write out dirty state and snapshot the
-// inode map, releases mu and then runs the volume's Commit (the slow device
-// flush) with only commitMu held, so other operations proceed meanwhile.
+// commit takes commitMu, takes mu to write out dirty state and encode the
+// inode blocks (a commitPlan of copies), releases mu and runs the volume's
+// WriteCommit (inode blocks, log entries, the slow device flush) with only
+// commitMu held, so other operations proceed meanwhile; FS.committing keeps
+// them from writing inode blocks until mu is taken again to apply the plan.
 // Functions whose name ends in Locked need FS.mu held; the types FS owns
 // (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //

@@ -23,7 +23,9 @@ type cacheLimits struct {
 	dirty  int // dirty inodes: beyond this, metadata is written out early
 }
 
-var defaultLimits = cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096, dirty: 32768}
+func defaultLimits() cacheLimits {
+	return cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096, dirty: 32768}
+}
 
 // FS is a mounted vlfs file system. Its methods are safe for concurrent use.
 type FS struct {
@@ -54,6 +56,7 @@ type FS struct {
 	pendingFree []vld.Addr // freed since the last commit snapshot
 	dirtySince  time.Time  // first change since the last commit (zero if clean)
 	failed      error      // set when the volume failed; every later write returns it
+	committing  bool       // a commit's inode blocks are in flight: they and the inode map are the commit's
 	zero        []byte     // one block of zeros, never written to
 
 	gc      groupCommit
@@ -96,7 +99,7 @@ func (fs *FS) unlock() {
 // memory stays bounded however many files change between commits. An
 // error leaves the state dirty; the next commit reports it.
 func (fs *FS) limitDirtyInodesLocked() {
-	if len(fs.dirty) <= fs.limits.dirty || fs.readOnly || fs.closed || fs.failed != nil {
+	if len(fs.dirty) <= fs.limits.dirty || fs.readOnly || fs.closed || fs.failed != nil || fs.committing {
 		return
 	}
 	if err := fs.writeOutLocked(); err != nil {

@@ -3,6 +3,7 @@ package vlfs
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
@@ -34,11 +35,42 @@ func (m *inodeMap) addr(ibn uint64) vld.Addr {
 
 // setAddr records a new address for inode block ibn and marks its piece.
 func (m *inodeMap) setAddr(ibn uint64, a vld.Addr) {
+	m.setAddrClean(ibn, a)
+	m.markPiece(ibn)
+}
+
+// setAddrClean records an address that is already committed.
+func (m *inodeMap) setAddrClean(ibn uint64, a vld.Addr) {
 	if ibn >= uint64(len(m.addrs)) {
 		m.addrs = append(m.addrs, make([]vld.Addr, ibn+1-uint64(len(m.addrs)))...)
 	}
 	m.addrs[ibn] = a
+}
+
+// markPiece records that the piece holding inode block ibn changed.
+func (m *inodeMap) markPiece(ibn uint64) {
 	m.dirty[uint32(ibn/m.geo.perPiece)] = struct{}{}
+}
+
+// pieceAddrs returns a copy of the addresses piece p holds.
+func (m *inodeMap) pieceAddrs(p uint32) []vld.Addr {
+	out := make([]vld.Addr, m.geo.perPiece)
+	lo := uint64(p) * m.geo.perPiece
+	for i := range out {
+		out[i] = m.addr(lo + uint64(i))
+	}
+	return out
+}
+
+// takeDirtySet returns the changed pieces, sorted, and clears the set.
+func (m *inodeMap) takeDirtySet() []uint32 {
+	out := make([]uint32, 0, len(m.dirty))
+	for p := range m.dirty {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	clear(m.dirty)
+	return out
 }
 
 func (m *inodeMap) isUsed(ino uint64) bool {
@@ -98,32 +130,11 @@ func (m *inodeMap) blockUsed(ibn uint64) bool {
 	return false
 }
 
-// takeDirtyPieces encodes every changed piece and clears the dirty set.
-func (m *inodeMap) takeDirtyPieces() map[uint32][]byte {
-	out := make(map[uint32][]byte, len(m.dirty))
-	for p := range m.dirty {
-		out[p] = m.encodePiece(p)
-	}
-	clear(m.dirty)
-	return out
-}
-
 // redirty marks pieces changed again (after a failed commit).
-func (m *inodeMap) redirty(pieces map[uint32][]byte) {
-	for p := range pieces {
+func (m *inodeMap) redirty(pieces []uint32) {
+	for _, p := range pieces {
 		m.dirty[p] = struct{}{}
 	}
-}
-
-func (m *inodeMap) encodePiece(p uint32) []byte {
-	b := make([]byte, m.geo.payload)
-	addrs := make([]uint64, m.geo.perPiece)
-	lo := uint64(p) * m.geo.perPiece
-	for i := range addrs {
-		addrs[i] = m.addr(lo + uint64(i))
-	}
-	ondisk.EncodePiece(b, p, addrs)
-	return b
 }
 
 // loadPieces fills the map from the volume's recovered pieces. An inode

@@ -12,7 +12,8 @@ import (
 type inode struct {
 	ino   Ino
 	d     ondisk.Inode
-	dirty bool // d changed since it was last encoded into its inode block
+	dirty bool   // d changed since it was last encoded into its inode block
+	ver   uint64 // bumped by every change of d, so a commit can tell whether d changed while it was in flight
 
 	data  map[uint64][]byte // dirty file blocks by logical number; nil value = zero block
 	nodes map[nodeKey]*node // loaded indirect blocks
@@ -20,6 +21,12 @@ type inode struct {
 
 	xattrs     map[string][]byte // nil until loaded
 	xattrDirty bool
+}
+
+// changed records that d changed (the caller also marks in dirty in FS).
+func (in *inode) changed() {
+	in.dirty = true
+	in.ver++
 }
 
 func (in *inode) isDir() bool { return in.d.Mode&ondisk.ModeType == ondisk.ModeDir }
@@ -49,7 +56,7 @@ func (fs *FS) markDirtyLocked(in *inode) {
 
 // touchLocked marks in's record changed.
 func (fs *FS) touchLocked(in *inode) {
-	in.dirty = true
+	in.changed()
 	fs.markDirtyLocked(in)
 }
 

@@ -33,20 +33,37 @@ func (fs *FS) sortedDirtyLocked() []*inode {
 // writeOutLocked writes every dirty block: file data, directory and xattr
 // blocks (one batch: they depend on nothing), indirect blocks bottom-up,
 // then inode blocks (updating the inode map). On error the in-memory state
-// stays consistent and dirty.
+// stays consistent and dirty. While a commit is in flight the inode blocks
+// are left dirty: the commit owns the inode map until it lands.
 func (fs *FS) writeOutLocked() error {
-	ins := fs.sortedDirtyLocked()
-	if err := fs.writeDataLocked(ins, false); err != nil {
+	ins, err := fs.writeBelowInodesLocked()
+	if err != nil || fs.committing {
 		return err
-	}
-	for h := 1; h <= ondisk.NumIndirect; h++ {
-		if err := fs.writeNodesLocked(ins, h); err != nil {
-			return err
-		}
 	}
 	if err := fs.writeInodeBlocksLocked(ins); err != nil {
 		return err
 	}
+	fs.settleLocked(ins)
+	return nil
+}
+
+// writeBelowInodesLocked writes everything dirty except inode blocks and
+// returns the dirty inodes in order.
+func (fs *FS) writeBelowInodesLocked() ([]*inode, error) {
+	ins := fs.sortedDirtyLocked()
+	if err := fs.writeDataLocked(ins, false); err != nil {
+		return nil, err
+	}
+	for h := 1; h <= ondisk.NumIndirect; h++ {
+		if err := fs.writeNodesLocked(ins, h); err != nil {
+			return nil, err
+		}
+	}
+	return ins, nil
+}
+
+// settleLocked unpins the inodes of ins that have nothing left to write.
+func (fs *FS) settleLocked(ins []*inode) {
 	for _, in := range ins {
 		if !in.hasDirtyState() {
 			delete(fs.dirty, in.ino)
@@ -56,7 +73,6 @@ func (fs *FS) writeOutLocked() error {
 			}
 		}
 	}
-	return nil
 }
 
 // writeDataLocked writes the buffered file blocks of ins and, unless
@@ -240,7 +256,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 	link := func(a vld.Addr) {
 		if parent == nil {
 			in.d.Indirect[k.root] = a
-			in.dirty = true
+			in.changed()
 		} else {
 			parent.ptrs[slot] = a
 			parent.dirty = true
@@ -255,7 +271,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 		fs.nodes--
 		in.d.Blocks--
 		link(0)
-		in.dirty = true
+		in.changed()
 		return pendingWrite{}, nil
 	}
 	buf := make([]byte, fs.geo.bs)
@@ -279,7 +295,8 @@ func (fs *FS) xattrWriteLocked(in *inode) (pendingWrite, error) {
 			in.d.Xattr = 0
 			in.d.Blocks--
 		}
-		in.xattrDirty, in.dirty = false, true
+		in.xattrDirty = false
+		in.changed()
 		return pendingWrite{}, nil
 	}
 	buf, err := fs.encodeXattrsLocked(in)
@@ -293,15 +310,15 @@ func (fs *FS) xattrWriteLocked(in *inode) (pendingWrite, error) {
 			in.d.Blocks++
 		}
 		in.d.Xattr = a
-		in.xattrDirty, in.dirty = false, true
+		in.xattrDirty = false
+		in.changed()
 		return nil
 	}}, nil
 }
 
-// writeInodeBlocksLocked encodes every changed inode into its inode block,
-// writes those blocks and points the inode map at them. A block left with
-// no inode in use is freed instead.
-func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
+// inodeGroupsLocked groups the inodes of ins whose record changed by
+// inode block, in block order.
+func (fs *FS) inodeGroupsLocked(ins []*inode) ([]uint64, map[uint64][]*inode) {
 	byBlock := map[uint64][]*inode{}
 	var ibns []uint64
 	for _, in := range ins {
@@ -315,19 +332,41 @@ func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
 		byBlock[ibn] = append(byBlock[ibn], in)
 	}
 	slices.Sort(ibns)
+	return ibns, byBlock
+}
+
+// encodeInodeBlockLocked encodes group (inodes of block ibn) into the
+// cached block and returns it, or drops the block and returns nil if none
+// of its inodes is in use any more.
+func (fs *FS) encodeInodeBlockLocked(ibn uint64, group []*inode) ([]byte, error) {
+	blk, err := fs.inodeBlockLocked(ibn)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range group {
+		off := (uint64(in.ino) % fs.geo.ipb) * ondisk.InodeSize
+		in.d.Encode(blk[off:])
+	}
+	if !fs.imap.blockUsed(ibn) {
+		fs.dropInodeBlockLocked(ibn, group)
+		return nil, nil
+	}
+	return blk, nil
+}
+
+// writeInodeBlocksLocked encodes every changed inode into its inode block,
+// writes those blocks and points the inode map at them. A block left with
+// no inode in use is freed instead.
+func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
+	ibns, byBlock := fs.inodeGroupsLocked(ins)
 	var ws []pendingWrite
 	for _, ibn := range ibns {
-		blk, err := fs.inodeBlockLocked(ibn)
+		group := byBlock[ibn]
+		blk, err := fs.encodeInodeBlockLocked(ibn, group)
 		if err != nil {
 			return err
 		}
-		group := byBlock[ibn]
-		for _, in := range group {
-			off := (uint64(in.ino) % fs.geo.ipb) * ondisk.InodeSize
-			in.d.Encode(blk[off:])
-		}
-		if !fs.imap.blockUsed(ibn) {
-			fs.dropInodeBlockLocked(ibn, group)
+		if blk == nil {
 			continue
 		}
 		ws = append(ws, pendingWrite{buf: blk, apply: func(a vld.Addr) error {

@@ -9,6 +9,9 @@ import (
 // dispatch routes a request to its handler. A handler answers success
 // itself and returns an error to be answered by the caller.
 func (s *Server) dispatch(req fuse.Request) error {
+	if _, ok := req.(*fuse.PollRequest); ok {
+		return syscall.ENOSYS // the kernel then stops asking (see disablePoll)
+	}
 	if s.isStatsNode(req.Hdr().Node) {
 		return s.statsRequest(req)
 	}

@@ -264,3 +264,18 @@ func TestUnmountBusy(t *testing.T) {
 	}
 	must(t, f.Close())
 }
+
+// TestNoPollRequests checks that opening files (which Go registers with
+// epoll) sends no FUSE_POLL after the one made at mount time: an in-process
+// FUSE_POLL can deadlock with the garbage collector (see disablePoll).
+func TestNoPollRequests(t *testing.T) {
+	m := fstest.MountFS(t, fstest.Options{})
+	for i := range 5 {
+		f, err := os.Create(filepath.Join(m.Dir, fmt.Sprint(i)))
+		must(t, err)
+		must(t, f.Close())
+	}
+	if n := m.Server.Counters()["poll"].Count; n != 1 {
+		t.Fatalf("%d FUSE_POLL requests, want the 1 made at mount time", n)
+	}
+}

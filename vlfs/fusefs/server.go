@@ -47,6 +47,7 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 	if e, ok, _ := findMount(abs); ok {
 		s.connID = e.connID()
 	}
+	s.disablePoll()
 	return s, nil
 }
 
