@@ -178,3 +178,44 @@ func TestFormatRejectsImageLargerThanDisk(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestReadBlocksMergesRuns(t *testing.T) {
+	v, _ := newTestVolume(t, "st19101", 16<<20, Options{})
+	bs := v.BlockSize()
+	data := make([][]byte, 8)
+	for i := range data {
+		data[i] = block(bs, byte(i))
+	}
+	addrs, err := v.WriteBlocks(data, WriteOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufs := make([][]byte, len(addrs))
+	for i := range bufs {
+		bufs[i] = make([]byte, bs)
+	}
+	before := v.Stats().Reads
+	if err := v.ReadBlocks(addrs, bufs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range bufs {
+		if !bytes.Equal(bufs[i], data[i]) {
+			t.Fatalf("block %d differs", i)
+		}
+	}
+	runs := 1
+	for i := 1; i < len(addrs); i++ {
+		if addrs[i] != addrs[i-1]+1 || v.layout.TrackOf(int64(addrs[i])) != v.layout.TrackOf(int64(addrs[i-1])) {
+			runs++
+		}
+	}
+	if got := v.Stats().Reads - before; got != int64(runs) {
+		t.Fatalf("%d read requests for %d runs", got, runs)
+	}
+	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(addrs); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,6 +1,10 @@
 package vlfs
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld"
+)
 
 // fileLocked returns the live regular file ino.
 func (fs *FS) fileLocked(ino Ino) (*inode, error) {
@@ -41,17 +45,64 @@ func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
 	n := int(min(uint64(len(buf)), in.d.Size-off))
 	bs := uint64(fs.geo.bs)
 	var tmp []byte
+	var batch readBatch
 	for done := 0; done < n; {
 		pos := off + uint64(done)
 		lbn, within := pos/bs, int(pos%bs)
 		dst := buf[done:n]
 		chunk := min(len(dst), fs.geo.bs-within)
-		if err := fs.readBlockLocked(in, lbn, within, dst[:chunk], &tmp); err != nil {
+		queued, err := fs.queueWholeBlockLocked(in, lbn, within, dst[:chunk], &batch)
+		if err == nil && !queued {
+			if err = fs.flushReadsLocked(in, &batch); err == nil {
+				err = fs.readBlockLocked(in, lbn, within, dst[:chunk], &tmp)
+			}
+		}
+		if err != nil {
 			return done, err
 		}
 		done += chunk
 	}
+	if err := fs.flushReadsLocked(in, &batch); err != nil {
+		return 0, err
+	}
 	return n, nil
+}
+
+// readBatch gathers whole-block reads so that blocks lying consecutively on
+// disk are read as one request.
+type readBatch struct {
+	addrs []vld.Addr
+	bufs  [][]byte
+}
+
+// queueWholeBlockLocked queues a read of a whole block that is on disk
+// (not buffered, not a hole). It reports whether it did.
+func (fs *FS) queueWholeBlockLocked(in *inode, lbn uint64, within int, dst []byte, b *readBatch) (bool, error) {
+	if within != 0 || len(dst) != fs.geo.bs {
+		return false, nil
+	}
+	if _, ok := in.data[lbn]; ok {
+		return false, nil
+	}
+	a, err := fs.bmapLocked(in, lbn)
+	if err != nil || a == 0 {
+		return false, err
+	}
+	b.addrs = append(b.addrs, a)
+	b.bufs = append(b.bufs, dst)
+	return true, nil
+}
+
+func (fs *FS) flushReadsLocked(in *inode, b *readBatch) error {
+	if len(b.addrs) == 0 {
+		return nil
+	}
+	err := fs.vol.ReadBlocks(b.addrs, b.bufs)
+	b.addrs, b.bufs = b.addrs[:0], b.bufs[:0]
+	if err != nil {
+		return fmt.Errorf("inode %d: reading data: %w", in.ino, err)
+	}
+	return nil
 }
 
 // readBlockLocked copies bytes [within, within+len(dst)) of logical block

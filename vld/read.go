@@ -1,0 +1,61 @@
+package vld
+
+import "fmt"
+
+// ReadBlocks reads several blocks, one buffer each. Consecutive addresses
+// are read as one request (one controller overhead and one positioning),
+// as a file written sequentially on an empty disk lies contiguously.
+func (v *Volume) ReadBlocks(addrs []Addr, bufs [][]byte) error {
+	if len(addrs) != len(bufs) {
+		return fmt.Errorf("read %d blocks into %d buffers: %w", len(addrs), len(bufs), ErrInvalid)
+	}
+	for i, a := range addrs {
+		if len(bufs[i]) != v.bs {
+			return fmt.Errorf("read block %d: buffer %d bytes, block size %d: %w", a, len(bufs[i]), v.bs, ErrInvalid)
+		}
+		if err := v.checkAddr(a); err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.usableLocked(false); err != nil {
+		return err
+	}
+	for i := 0; i < len(addrs); {
+		j := i + 1
+		for j < len(addrs) && addrs[j] == addrs[j-1]+1 && v.layout.TrackOf(int64(addrs[j])) == v.layout.TrackOf(int64(addrs[i])) {
+			j++
+		}
+		if err := v.readRunLocked(addrs[i], bufs[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// readRunLocked reads consecutive blocks starting at a as one request.
+func (v *Volume) readRunLocked(a Addr, bufs [][]byte) error {
+	var buf []byte
+	if len(bufs) == 1 {
+		buf = bufs[0]
+	} else {
+		buf = make([]byte, len(bufs)*v.bs)
+	}
+	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
+		return fmt.Errorf("vld: read blocks %d+%d: %w", a, len(bufs), err)
+	}
+	if len(bufs) > 1 {
+		for i, b := range bufs {
+			copy(b, buf[i*v.bs:])
+		}
+	}
+	if v.phase == phaseRun {
+		bd := v.m.service(int64(a), len(bufs), false)
+		v.stats.Sim.Add(bd)
+		v.stats.Reads++
+		v.stats.BlocksRead += int64(len(bufs))
+	}
+	return nil
+}
