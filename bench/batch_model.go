@@ -30,7 +30,7 @@ const (
 )
 
 // hyperCa2 is the squared coefficient of variation of Figure 3's arrivals.
-const hyperCa2 = 5
+const hyperCa2 = 5.0
 
 // batchDisk is the paper's disk as the model sees it: independent seek
 // (a random pair of distinct cylinders, as disk.SeekStats), rotation
@@ -145,7 +145,6 @@ func (a *arrivals) next() float64 {
 
 // batchRun is one event-driven simulation of the model at one batch size.
 type batchRun struct {
-	pasta func(float64)
 	m        batchModel
 	c        int
 	hyper    bool
@@ -182,7 +181,6 @@ func (r batchRun) simulate() (float64, int) {
 	var writes []sizeRun
 	var sum float64
 	var count int
-	var vint, svcSum float64 // integral of the virtual wait; sum of read services
 	t, nextR, nextW, pulse := 0.0, readArr.next(), writeArr.next(), T
 	afterWrite := false
 	for t < end || len(reads) > 0 {
@@ -202,26 +200,15 @@ func (r batchRun) simulate() (float64, int) {
 		case len(reads) > 0:
 			a := reads[0]
 			reads = reads[1:]
-			t0 := t
-			s := r.m.d.serviceMs(readSvc, 1, true)
-			t += s
+			t += r.m.d.serviceMs(readSvc, 1, true)
 			if a >= from {
 				sum += t - a
 				count++
-				svcSum += s
-				vint += s * (t0 - a)
-			}
-			if t0 >= from && t0 < end {
-				vint += s * s / 2
 			}
 			afterWrite = false
 		case len(writes) > 0:
 			w := &writes[0]
-			s := r.m.d.serviceMs(writeSvc, w.size, !(r.zeroSeek && afterWrite))
-			if t >= from && t < end {
-				vint += s * s / 2
-			}
-			t += s
+			t += r.m.d.serviceMs(writeSvc, w.size, !(r.zeroSeek && afterWrite))
 			if w.n--; w.n == 0 {
 				writes = writes[1:]
 			}
@@ -233,7 +220,6 @@ func (r batchRun) simulate() (float64, int) {
 	if count == 0 {
 		return math.NaN(), 0
 	}
-	r.pasta(svcSum/float64(count) + vint/(end-from))
 	return sum / float64(count), count
 }
 
@@ -253,10 +239,10 @@ func appendBatches(q []sizeRun, n, c int) []sizeRun {
 func checkLoads(loads []BatchLoad) error {
 	for _, l := range loads {
 		if !(l.RhoR > 0 && l.RhoR < 1) {
-			return fmt.Errorf("bench batch: load %s: rho_r must be in (0, 1), got %v", l.Name, l.RhoR)
+			return fmt.Errorf("load %s: rho_r must be in (0, 1), got %v", l.Name, l.RhoR)
 		}
 		if !(l.RhoW > 0) || math.IsInf(l.RhoW, 0) {
-			return fmt.Errorf("bench batch: load %s: rho_w must be positive and finite, got %v", l.Name, l.RhoW)
+			return fmt.Errorf("load %s: rho_w must be positive and finite, got %v", l.Name, l.RhoW)
 		}
 	}
 	return nil

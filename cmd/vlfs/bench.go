@@ -20,7 +20,10 @@ type benchmark struct {
 // To add one, add its line here.
 func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
+		"batch":     {"Carson & Setia: read response vs write batch size, model and live scheduler, c* vs segment vs FIFO (simulated)", runBenchBatch},
 		"breakdown": {"Table 2 / Figure 9: latency breakdown of synchronous updates at 80%, eager vs in place (simulated)", runBenchBreakdown},
+		"idle":      {"Figure 11: bursts of synchronous updates at 80% with idle intervals, compactor on/off (simulated)", runBenchIdle},
+		"logical":   {"random synchronous 4 KiB updates in ext4 on the exported VLD, eager vs in place, + wall cost per layer (simulated + wall)", runBenchLogical},
 		"locate":    {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
 		"threshold": {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
 		"updates":   {"Figure 8: random synchronous updates, eager vs in-place, vs utilization (simulated)", runBenchUpdates},
