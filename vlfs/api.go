@@ -70,7 +70,11 @@ type Options struct {
 	DirtyLimitBytes int64         // buffered dirty data before writers flush; default 64 MiB
 	FlushInterval   time.Duration // age after which the background flusher commits; default 5s
 	ReadOnly        bool
-	Logf            func(string, ...any)
+	// Batch is the volume's write-batching policy as vld.ParseBatch reads
+	// it ("auto" = c* of the disk model, "fifo", "segment", N); "" means
+	// auto, read priority with batches of c* blocks.
+	Batch string
+	Logf  func(string, ...any)
 }
 
 // MkfsOptions describe a new file system.

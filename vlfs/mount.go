@@ -1,6 +1,7 @@
 package vlfs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -87,7 +88,12 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 // open when the system stopped). The FS owns dev from now on: Close closes
 // it. An inconsistent image gives an error wrapping ErrNeedsRepair.
 func Mount(dev device.Device, o Options) (*FS, error) {
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf})
+	batch, err := vld.ParseBatch(cmp.Or(o.Batch, "auto"))
+	if err != nil {
+		dev.Close()
+		return nil, fmt.Errorf("mount: %w: %w", ErrInvalid, err)
+	}
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch})
 	if err != nil {
 		if errors.Is(err, vld.ErrCorrupt) {
 			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)
