@@ -19,7 +19,7 @@ import (
 // upperFS is an unmodified file system mounted from the exported disk.
 type upperFS struct {
 	name    string
-	needs   []string                        // programs it needs
+	needs   []string // programs it needs
 	mount   func(disk, dir string, ro bool) ([]byte, error)
 	unmount func(dir string) ([]byte, error)
 	// holder is what the unmount refusal must name.
@@ -91,6 +91,9 @@ func TestExt4UncleanStop(t *testing.T) {
 				t.Fatalf("%s mount: %v\n%s", u.name, err, out)
 			}
 			files := writeSyncedFiles(t, upper)
+			if u.name == "kernel-ext4" {
+				checkFstrim(t, s, upper, files)
+			}
 			err := s.srv.Unmount()
 			if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), u.holder) {
 				t.Errorf("Unmount under %s = %v; want ErrBusy naming %q", u.name, err, u.holder)
@@ -128,6 +131,32 @@ func TestExt4UncleanStop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkFstrim deletes a file, runs fstrim in the upper file system and
+// checks that the loop driver's discards reached the VLD as trims that
+// freed at least the file's blocks.
+func checkFstrim(t *testing.T, s *served, upper string, files map[string][32]byte) {
+	t.Helper()
+	if _, err := exec.LookPath("fstrim"); err != nil {
+		t.Logf("fstrim not installed (util-linux); trim through the loop device not checked")
+		return
+	}
+	st, err := os.Stat(filepath.Join(upper, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.ld.Stats().FreedByTrimBlocks
+	if err := os.Remove(filepath.Join(upper, "b")); err != nil {
+		t.Fatal(err)
+	}
+	delete(files, "b")
+	syncDir(t, upper)
+	t.Logf("%s", run(t, 0, "fstrim", "-v", upper))
+	freed := s.ld.Stats().FreedByTrimBlocks - before
+	if want := st.Size() / 4096; freed < want {
+		t.Errorf("fstrim freed %d blocks by trim, want at least the deleted file's %d", freed, want)
 	}
 }
 

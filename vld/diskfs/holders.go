@@ -92,7 +92,7 @@ func (r holderRoots) processesWith(path string) []Holder {
 		seen[pid] = true
 		comm, _ := os.ReadFile(filepath.Join(r.proc, pid, "comm"))
 		hs = append(hs, Holder{fmt.Sprintf("process %s (%s) has it open", pid, strings.TrimSpace(string(comm))),
-			"end it or close the file (kill " + pid + ")"})
+			"make it close the file: unmount the file system it serves, or kill " + pid})
 	}
 	return hs
 }
