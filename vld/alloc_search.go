@@ -31,16 +31,38 @@ var noChoice = choice{block: -1, cost: math.Inf(1)}
 // the head's cylinder, then cylinders further on in one direction, stopping
 // as soon as the seek alone costs more than the best found; it wraps to the
 // first cylinder only if nothing lies ahead (section 4.2 of the paper).
-// While empty tracks exist and a fill threshold is set, only the active
-// track (until it reaches the threshold) and empty tracks qualify.
+// While empty tracks exist and a fill threshold is set, writes stay on the
+// active track until it reaches the threshold, and only then move to the
+// empty track reached soonest (section 2.3: a track is left only when m
+// free blocks remain). Taking whichever of the two is reached sooner would
+// scatter writes over many empty tracks a few blocks each and use them up.
 func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice {
 	a.decisions++
 	if a.threshold > 0 && a.empty > 0 {
+		if c := a.onActive(h, startMs, n, w); c.block >= 0 {
+			return c
+		}
 		if c := a.search(h, startMs, n, w, true); c.block >= 0 {
 			return c
 		}
 	}
 	return a.search(h, startMs, n, w, false)
+}
+
+// onActive places a run of n blocks on the active track, if it is below
+// the threshold, inside w, and has such a run.
+func (a *allocator) onActive(h disk.Head, startMs float64, n int, w window) choice {
+	t := a.active
+	if t < 0 || a.trackFree[t] == a.trackCap[t] || !a.fillable(t) || a.trackFree[t] < int32(n) || !w.contains(t, a.l.NumTracks()) {
+		return noChoice
+	}
+	cyl, surf := a.l.CylSurf(t)
+	mech := a.mechMs(h, cyl, surf)
+	b, wait := a.firstRun(t, startMs+mech, n)
+	if b < 0 {
+		return noChoice
+	}
+	return choice{block: b, cost: mech + wait}
 }
 
 func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill bool) choice {

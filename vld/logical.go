@@ -26,8 +26,10 @@ type LogicalDisk struct {
 	m     []uint32
 	dirty map[uint32]bool
 	per   int64
-	trims int64 // blocks freed by Trim
-	overw int64 // blocks freed because their logical address was rewritten
+	trims int64    // blocks freed by Trim
+	overw int64    // blocks freed because their logical address was rewritten
+	mv    mover    // relocation state (logical_move.go)
+	act   activity // foreground requests, for idle detection
 }
 
 // logicalAppData is the logical disk's superblock area.
@@ -200,6 +202,7 @@ func (d *LogicalDisk) Read(l int64, buf []byte) error {
 	if err := d.checkRange(l, 1); err != nil {
 		return err
 	}
+	d.arrive()
 	a := d.Mapped(l)
 	if a == 0 {
 		clear(buf)
@@ -214,6 +217,7 @@ func (d *LogicalDisk) Write(l int64, data [][]byte) error {
 	if err := d.checkRange(l, len(data)); err != nil {
 		return err
 	}
+	d.arrive()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.place == PlaceInPlace {
@@ -244,6 +248,7 @@ func (d *LogicalDisk) remapLocked(l int64, a uint32) error {
 			d.overw++
 		}
 	}
+	d.noteMapLocked(l, d.m[l], a)
 	d.m[l] = a
 	d.dirty[uint32(l/d.per)] = true
 	return nil
@@ -256,6 +261,7 @@ func (d *LogicalDisk) Trim(l int64, n int) error {
 	if err := d.checkRange(l, n); err != nil {
 		return err
 	}
+	d.arrive()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.place == PlaceInPlace {
@@ -282,6 +288,7 @@ func (d *LogicalDisk) FreedCounts() (trimmed, overwritten int64) {
 // Sync makes every write so far durable: one commit of the changed map
 // pieces.
 func (d *LogicalDisk) Sync() error {
+	d.arrive()
 	d.mu.Lock()
 	pieces := make(map[uint32][]byte, len(d.dirty))
 	for p := range d.dirty {
@@ -304,6 +311,10 @@ func (d *LogicalDisk) encodePieceLocked(p uint32) []byte {
 // Check verifies the volume against the map.
 func (d *LogicalDisk) Check() error {
 	d.mu.Lock()
+	if err := d.checkMoverLocked(); err != nil {
+		d.mu.Unlock()
+		return err
+	}
 	live := make([]Addr, 0, len(d.m)/2)
 	for _, a := range d.m {
 		if a != 0 {

@@ -10,6 +10,7 @@ func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
 	if err := d.checkRange(l, len(data)); err != nil {
 		return err
 	}
+	d.arrive()
 	if d.place == PlaceInPlace {
 		if err := d.Write(l, data); err != nil {
 			return err
@@ -36,6 +37,7 @@ func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
 			if o := d.m[l+int64(i)]; o != 0 {
 				old = append(old, o)
 			}
+			d.noteMapLocked(l+int64(i), d.m[l+int64(i)], uint32(a))
 			d.m[l+int64(i)] = uint32(a)
 		}
 		out := make(map[uint32][]byte, len(pieces))

@@ -1,0 +1,151 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// IdleConfig is Figure 11 of the virtual-log paper (section 5.5): bursts
+// of random synchronous 4 KiB updates at 80 % utilisation separated by
+// idle intervals, on a logical disk with eager placement, with and without
+// the idle-time compactor.
+type IdleConfig struct {
+	Models      []*disk.Model // default st19101 and hp97560
+	DiskBytes   int64         // simulated disk region; default 128 MiB
+	Utilization float64       // file size / logical disk; default 0.8
+	BurstKB     []int         // default 128, 256, 512, 1024, 2048
+	IdleMs      []float64     // default 0, 5, 10, 20, 50, 100, 200, 500, 1000
+	// Updates is how many updates a point measures, and how many it runs
+	// before measuring (at least 4 bursts each); default 2048.
+	Updates   int
+	Compactor compactor.Config
+	Seed      int64
+}
+
+// DefaultIdleMs are the idle intervals of the sweep (simulated ms).
+func DefaultIdleMs() []float64 { return []float64{0, 5, 10, 20, 50, 100, 200, 500, 1000} }
+
+// DefaultBurstKB are the burst sizes of Figures 10 and 11.
+func DefaultBurstKB() []int { return []int{128, 256, 512, 1024, 2048} }
+
+func (cfg *IdleConfig) defaults() error {
+	if len(cfg.Models) == 0 {
+		for _, n := range []string{"st19101", "hp97560"} {
+			m, err := disk.Preset(n)
+			if err != nil {
+				return err
+			}
+			cfg.Models = append(cfg.Models, m)
+		}
+	}
+	if cfg.DiskBytes == 0 {
+		cfg.DiskBytes = 128 << 20
+	}
+	if cfg.Utilization == 0 {
+		cfg.Utilization = 0.8
+	}
+	if len(cfg.BurstKB) == 0 {
+		cfg.BurstKB = DefaultBurstKB()
+	}
+	if len(cfg.IdleMs) == 0 {
+		cfg.IdleMs = DefaultIdleMs()
+	}
+	if cfg.Updates <= 0 {
+		cfg.Updates = 2048
+	}
+	if cfg.Utilization <= 0 || cfg.Utilization >= 1 {
+		return fmt.Errorf("idle: utilization %v outside (0, 1): %w", cfg.Utilization, disk.ErrBadParameter)
+	}
+	for _, b := range cfg.BurstKB {
+		if b < 4 || b%4 != 0 {
+			return fmt.Errorf("idle: burst of %d KiB is not a positive multiple of 4 KiB: %w", b, disk.ErrBadParameter)
+		}
+	}
+	for _, ms := range cfg.IdleMs {
+		if !(ms >= 0) {
+			return fmt.Errorf("idle: idle interval %v ms must be >= 0: %w", ms, disk.ErrBadParameter)
+		}
+	}
+	return nil
+}
+
+// Idle runs the sweep on every disk. Rows: the empty-disk latency
+// (utilization 0, one row per burst size), then for the compactor off and
+// on, every burst size and idle interval at the configured utilisation.
+// mean_ms is the mean simulated time from a write's arrival to its
+// completion, including any wait for a compaction step in flight.
+func Idle(cfg IdleConfig) (*Report, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	ccfg, err := cfg.Compactor.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("idle: %w", err)
+	}
+	cfg.Compactor = ccfg
+	rep := &Report{
+		Bench: "idle", Disk: map[string]any{}, Clock: ClockSimulated,
+		Params: map[string]any{
+			"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096,
+			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks,
+			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
+		},
+		Columns: []string{"disk", "placement", "compactor", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
+			"locate_ms", "requests_per_update", "checkpoints_per_burst",
+			"wait_mean_ms", "wait_max_ms", "step_max_ms", "moved_per_burst", "empty_tracks"},
+		Notes: idleNotes(),
+	}
+	for _, m := range cfg.Models {
+		rep.Disk[m.Name] = m.Params()
+		rows, err := idleDisk(cfg, m)
+		if err != nil {
+			return nil, fmt.Errorf("idle on %s: %w", m.Name, err)
+		}
+		rep.Rows = append(rep.Rows, rows...)
+	}
+	return rep, nil
+}
+
+func idleNotes() []string {
+	return []string{
+		"each burst: burst_kb/4 synchronous 4 KiB updates (LogicalDisk.WriteSync) at random offsets of one file, back to back; then idle_ms of think time",
+		"utilization = file size / logical disk; the utilization-0 rows update a small file (1 % of the logical disk, or the largest burst) on an empty disk: the empty-disk latency",
+		"the disk starts fragmented: the file is written, then updated at random as many times as it has blocks, with no idle time",
+		"mean_ms: simulated time from arrival to completion per update, over the measured bursts, including the wait for a compaction step in flight; vs_empty = mean_ms / the utilization-0 row of the same disk and burst",
+		"wait_mean_ms / wait_max_ms: the interference, how long the first request after an idle interval waited for the compactor's step in flight (mean over idle intervals, and max); step_max_ms: the longest step",
+		"moved_per_burst: blocks the compactor relocated per burst/idle cycle; empty_tracks: empty tracks at the end of the run",
+		"placement eager = the VLD under an unmodified file system (the paper's UFS on VLD); the classic-LFS baseline with its segment cleaner (Figure 10) comes with issue 9 and is not in this table",
+	}
+}
+
+// idleDisk runs every point on one disk.
+func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
+	empty := map[int]float64{}
+	var rows []map[string]any
+	for _, b := range cfg.BurstKB {
+		r, err := idleEmptyPoint(cfg, m, b)
+		if err != nil {
+			return nil, err
+		}
+		empty[b] = r.meanMs()
+		rows = append(rows, r.row(m, 0, empty[b]))
+	}
+	img, err := fragmentedImage(cfg, m)
+	if err != nil {
+		return nil, err
+	}
+	for _, on := range []bool{false, true} {
+		for _, b := range cfg.BurstKB {
+			for _, idle := range cfg.IdleMs {
+				r, err := idlePoint(cfg, m, img, b, idle, on)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, r.row(m, cfg.Utilization, empty[b]))
+			}
+		}
+	}
+	return rows, nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// runBenchIdle is `vlfs bench idle`: Figure 11 of the virtual-log paper,
+// bursts of synchronous updates at 80 % separated by idle intervals, with
+// and without the idle-time compactor.
+func runBenchIdle(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("bench idle", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	disks := fl.String("disk", "st19101,hp97560", "comma-separated disk presets or model files")
+	size := fl.Int64("disk-mib", 128, "simulated disk region in MiB")
+	util := fl.Float64("utilization", 0.8, "fraction of the logical disk the updated file fills")
+	bursts := fl.String("burst-kb", "", "comma-separated burst sizes in KiB (default 128,256,512,1024,2048)")
+	idles := fl.String("idle-ms", "", "comma-separated idle intervals in simulated ms (default 0,5,10,20,50,100,200,500,1000)")
+	updates := fl.Int("updates", 2048, "updates measured per point (and as many before measuring)")
+	policy := fl.String("policy", "cost-benefit", "compactor source choice: cost-benefit or random")
+	step := fl.Int("step-blocks", compactor.DefaultStepBlocks, "blocks per compaction step")
+	target := fl.Float64("target-empty", compactor.DefaultTargetEmpty, "fraction of tracks the compactor keeps empty")
+	delay := fl.Float64("idle-delay-ms", compactor.DefaultIdleDelayMs, "quiet time before the compactor starts (simulated ms)")
+	start := fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
+	seed := fl.Int64("seed", 1, "random seed")
+	quick := fl.Bool("quick", false, "st19101 only, 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--quick] [--json]")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed}
+	var err error
+	if cfg.Compactor.Policy, err = compactor.ParsePolicy(*policy); err != nil {
+		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
+		return exitUsage
+	}
+	if cfg.Compactor.Start, err = compactor.ParseStart(*start); err != nil {
+		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
+		return exitUsage
+	}
+	cfg.Compactor.StepBlocks, cfg.Compactor.TargetEmpty, cfg.Compactor.IdleDelayMs = *step, *target, *delay
+	if *quick {
+		*disks, cfg.DiskBytes, cfg.Updates = "st19101", 32<<20, 512
+		cfg.BurstKB, cfg.IdleMs = []int{128, 1024}, []float64{0, 20, 200}
+	}
+	if cfg.BurstKB, err = parseList(*bursts, cfg.BurstKB, strconv.Atoi); err == nil {
+		cfg.IdleMs, err = parseList(*idles, cfg.IdleMs, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+	}
+	if err == nil {
+		err = checkIdleParams(cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
+		return exitUsage
+	}
+	for _, name := range strings.Split(*disks, ",") {
+		m, code := resolveDisk("bench idle", strings.TrimSpace(name), stderr)
+		if m == nil {
+			return code
+		}
+		cfg.Models = append(cfg.Models, m)
+	}
+	rep, err := bench.Idle(cfg)
+	if err != nil {
+		return benchFailure("idle", err, stderr)
+	}
+	return writeReport(rep, *asJSON, stdout, stderr)
+}
+
+// parseList reads a comma-separated list; an empty string keeps def.
+func parseList[T any](s string, def []T, parse func(string) (T, error)) ([]T, error) {
+	if s == "" {
+		return def, nil
+	}
+	var out []T
+	for _, f := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("list %q: %w", s, disk.ErrBadParameter)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// checkIdleParams rejects values the benchmark cannot run with.
+func checkIdleParams(cfg bench.IdleConfig) error {
+	if !(cfg.Utilization > 0 && cfg.Utilization < 1) {
+		return fmt.Errorf("utilization %v: must be in (0, 1): %w", cfg.Utilization, disk.ErrBadParameter)
+	}
+	for _, b := range cfg.BurstKB {
+		if b < 4 || b%4 != 0 {
+			return fmt.Errorf("burst of %d KiB: must be a positive multiple of 4: %w", b, disk.ErrBadParameter)
+		}
+	}
+	for _, ms := range cfg.IdleMs {
+		if !(ms >= 0) {
+			return fmt.Errorf("idle interval %v ms: must be >= 0: %w", ms, disk.ErrBadParameter)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// compactResult is what `vlfs compact --json` prints. Times are simulated
+// milliseconds on the image's disk model.
+type compactResult struct {
+	Image         string  `json:"image"`
+	Policy        string  `json:"policy"`
+	Tracks        int     `json:"tracks"`
+	TargetTracks  int     `json:"target_tracks"`
+	EmptyBefore   int     `json:"empty_tracks_before"`
+	EmptyAfter    int     `json:"empty_tracks_after"`
+	BlocksMoved   int64   `json:"blocks_moved"`
+	TracksEmptied int64   `json:"tracks_emptied"`
+	NoHoles       bool    `json:"stopped_for_lack_of_holes"`
+	SimulatedMs   float64 `json:"simulated_ms"`
+}
+
+// runCompact is `vlfs compact IMAGE`: offline free-space compaction of a
+// logical-disk image (vlfs disk create), until the target fraction of
+// empty tracks is reached or no hole is left to move blocks into. A vlfs
+// file-system image needs the file system to relocate its own blocks,
+// which it cannot do yet.
+func runCompact(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("compact", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	target := fl.Float64("target", compactor.DefaultTargetEmpty, "fraction of tracks to make empty (1: as many as possible)")
+	policy := fl.String("policy", "cost-benefit", "source track choice: cost-benefit or random")
+	step := fl.Int("step-blocks", compactor.DefaultStepBlocks, "blocks moved (and committed) per step")
+	quiet := fl.Bool("quiet", false, "no progress bar")
+	asJSON := fl.Bool("json", false, "print the result as JSON")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: vlfs compact [--target F] [--policy cost-benefit|random] [--step-blocks N] [--quiet] [--json] IMAGE")
+		fl.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fl, args)
+	if err != nil || len(pos) != 1 {
+		if err == nil {
+			fl.Usage()
+		}
+		return exitUsage
+	}
+	cfg := compactor.Config{TargetEmpty: *target, StepBlocks: *step}
+	if cfg.Policy, err = compactor.ParsePolicy(*policy); err == nil {
+		cfg, err = cfg.WithDefaults()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs compact: %v\n", err)
+		return exitUsage
+	}
+	res, err := compactImage(pos[0], cfg, *quiet, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs compact: %s: %v\n", pos[0], err)
+		return exitFailure
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%s: empty tracks %d -> %d of %d (target %d), %d blocks moved, %d tracks emptied, %.1f ms simulated\n",
+		res.Image, res.EmptyBefore, res.EmptyAfter, res.Tracks, res.TargetTracks, res.BlocksMoved, res.TracksEmptied, res.SimulatedMs)
+	if res.NoHoles {
+		fmt.Fprintln(stdout, "stopped before the target: no hole left to move blocks into (the disk is too full)")
+	}
+	return exitOK
+}
+
+func compactImage(path string, cfg compactor.Config, quiet bool, stderr io.Writer) (*compactResult, error) {
+	dev, err := device.OpenFile(path, device.FileOptions{})
+	if err != nil {
+		if errors.Is(err, device.ErrLocked) {
+			return nil, fmt.Errorf("%w (the image is in use: stop what serves it first)", err)
+		}
+		return nil, err
+	}
+	d, err := vld.OpenLogical(dev, vld.Options{})
+	if err != nil {
+		dev.Close()
+		if errors.Is(err, vld.ErrInvalid) {
+			return nil, fmt.Errorf("%w: only logical-disk images can be compacted offline for now; a vlfs image needs the file system to relocate its blocks (docs/compactor.md)", err)
+		}
+		return nil, err
+	}
+	res, err := compactDisk(d, path, cfg, quiet, stderr)
+	if cerr := d.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return res, err
+}
+
+func compactDisk(d *vld.LogicalDisk, path string, cfg compactor.Config, quiet bool, stderr io.Writer) (*compactResult, error) {
+	if d.Placement() != vld.PlaceEager {
+		return nil, fmt.Errorf("an update-in-place disk has fixed homes: nothing to compact: %w", vld.ErrInvalid)
+	}
+	v := d.Volume()
+	c, err := compactor.New(compactor.Logical(d), cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &compactResult{Image: path, Policy: cfg.Policy.String(), Tracks: v.NumTracks(), EmptyBefore: v.EmptyTracks()}
+	var bar func(compactor.Progress)
+	if !quiet {
+		bar = progressBar(stderr, res.EmptyBefore)
+	}
+	if err := c.Compact(bar); err != nil {
+		return nil, err
+	}
+	s := c.Stats()
+	res.TargetTracks, res.EmptyAfter = s.TargetTracks, v.EmptyTracks()
+	res.BlocksMoved, res.TracksEmptied, res.SimulatedMs = s.BlocksMoved, s.TracksEmptied, s.WorkMs
+	res.NoHoles = s.NoHoles > 0 && res.EmptyAfter < res.TargetTracks
+	if !quiet {
+		fmt.Fprintln(stderr)
+	}
+	return res, nil
+}
+
+// progressBar draws, on one line of w, how far the empty tracks have come
+// from where they started towards the target; it redraws only on change.
+func progressBar(w io.Writer, start int) func(compactor.Progress) {
+	const width = 30
+	last := ""
+	return func(p compactor.Progress) {
+		span := max(p.TargetTracks-start, 1)
+		filled := min(max((p.EmptyTracks-start)*width/span, 0), width)
+		line := fmt.Sprintf("\r[%s%s] %d/%d empty tracks, %d blocks moved", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.EmptyTracks, p.TargetTracks, p.BlocksMoved)
+		if line != last {
+			last = line
+			io.WriteString(w, line)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package compactor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+)
+
+// Think is idle time on the virtual clock: the workload thinks for ms
+// simulated milliseconds before its next request, and the compactor may
+// use that time. Once no request has come for IdleDelayMs, it does steps
+// until the think time is over; it cannot know when the next request
+// comes, so the step in flight then finishes first. Think returns how long
+// that next request has to wait for it (0 if the compactor had stopped in
+// time): the interference, also counted in Stats. Afterwards the target's
+// clock stands at the request's arrival time plus that wait.
+func (c *Compactor) Think(ms float64) (waitMs float64, err error) {
+	if !(ms > 0) {
+		return 0, nil
+	}
+	start := c.t.NowMs()
+	deadline := start + ms
+	if ms <= c.cfg.IdleDelayMs {
+		c.pred.idle.add(ms)
+		c.t.Idle(ms)
+		return 0, nil
+	}
+	c.t.Idle(c.cfg.IdleDelayMs)
+	worked, idleSteps := false, 0
+	for now := c.t.NowMs(); now < deadline && idleSteps < 3 && c.mayStart(now-start); now = c.t.NowMs() {
+		done, err := c.Step()
+		if err != nil {
+			return c.settle(deadline, worked), err
+		}
+		if done {
+			break
+		}
+		// Steps that cost no time (all their blocks gone meanwhile) are
+		// fine, but a few in a row mean there is nothing to do now.
+		if c.t.NowMs() > now {
+			worked, idleSteps = true, 0
+		} else {
+			idleSteps++
+		}
+	}
+	c.pred.idle.add(ms)
+	return c.settle(deadline, worked), nil
+}
+
+// settle lets the rest of the think time pass, or reports how far the
+// last step ran past it.
+func (c *Compactor) settle(deadline float64, worked bool) float64 {
+	now := c.t.NowMs()
+	if worked {
+		c.update(func(s *Stats) { s.IdleIntervals++ })
+	}
+	if now < deadline {
+		c.t.Idle(deadline - now)
+		return 0
+	}
+	wait := now - deadline
+	c.update(func(s *Stats) { s.addWait(wait) })
+	return wait
+}
+
+// Run compacts in the background on the real clock until ctx is done: it
+// works whenever no foreground request has arrived for IdleDelayMs of wall
+// time, one step at a time, and checks for new requests after every step.
+// A request that arrives during a step waits for it (the target serialises
+// them); that wait is counted as interference. When there is nothing to do
+// it looks again every poll interval (at least IdleDelayMs, at most 100 ms).
+func (c *Compactor) Run(ctx context.Context) error {
+	fg, ok := c.t.(Foreground)
+	if !ok {
+		return ErrNoForeground
+	}
+	delay := time.Duration(c.cfg.IdleDelayMs * float64(time.Millisecond))
+	poll := min(max(delay, time.Millisecond), 100*time.Millisecond)
+	seen, _ := fg.Activity()
+	quietSince := time.Now()
+	inInterval, worked := false, false
+	// ended records the idle interval the request at last ended.
+	ended := func(n uint64, last time.Time) {
+		if inInterval {
+			c.pred.idle.add(msBetween(quietSince, last))
+		}
+		seen, quietSince, inInterval, worked = n, time.Now(), false, false
+	}
+	for ctx.Err() == nil {
+		if n, last := fg.Activity(); n != seen {
+			ended(n, last)
+		}
+		if wait := delay - time.Since(quietSince); wait > 0 {
+			sleep(ctx, wait)
+			continue
+		}
+		inInterval = true
+		if !c.mayStart(msBetween(quietSince, time.Now())) {
+			sleep(ctx, poll)
+			continue
+		}
+		if !worked {
+			worked = true
+			c.update(func(s *Stats) { s.IdleIntervals++ })
+		}
+		done, err := c.Step()
+		if n, last := fg.Activity(); n != seen {
+			// A request arrived during the step and waited for it.
+			c.update(func(s *Stats) { s.addWait(msBetween(last, time.Now())) })
+			ended(n, last)
+		}
+		switch {
+		case errors.Is(err, vld.ErrBusy):
+			quietSince = time.Now()
+		case err != nil:
+			return fmt.Errorf("compactor: background run: %w", err)
+		case done:
+			sleep(ctx, poll)
+		}
+	}
+	return nil
+}
+
+func msBetween(a, b time.Time) float64 { return float64(b.Sub(a)) / float64(time.Millisecond) }
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

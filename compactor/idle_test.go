@@ -1,0 +1,169 @@
+package compactor
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// keepOpen lets a test reopen a device after the disk on it is closed.
+type keepOpen struct{ device.Device }
+
+func (keepOpen) Close() error { return nil }
+
+func TestThinkUsesIdleTime(t *testing.T) {
+	d, ref := fragmented(t, nil, 8<<20, 0.8, 4)
+	v := d.Volume()
+	c, err := New(Logical(d), Config{Start: StartAlways, IdleDelayMs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shorter than the idle delay: no idle interval, no work.
+	t0 := v.NowMs()
+	if w, err := c.Think(1.5); w != 0 || err != nil || v.NowMs() != t0+1.5 || c.Stats().Steps != 0 {
+		t.Fatalf("think 1.5 ms: wait %v, %v, clock +%v, %d steps", w, err, v.NowMs()-t0, c.Stats().Steps)
+	}
+	// A long interval: work, then the clock stands at its end plus the
+	// wait for the step in flight.
+	t1 := v.NowMs()
+	w, err := c.Think(300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Stats()
+	if s.Steps == 0 || s.BlocksMoved == 0 || s.IdleIntervals != 1 {
+		t.Fatalf("no work in 300 ms: %+v", s)
+	}
+	if got := v.NowMs() - t1; math.Abs(got-(300+w)) > 1e-9 {
+		t.Fatalf("clock moved %v ms, want 300 + wait %v", got, w)
+	}
+	if w > s.MaxStepMs || w != s.InterferenceMs || (w > 0) != (s.Interrupted == 1) {
+		t.Fatalf("wait %v, stats %+v", w, s)
+	}
+	// Short intervals with every step started: the foreground waits, but
+	// never for more than one step.
+	for i := 0; i < 40; i++ {
+		if _, err := c.Think(4); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteSync(0, [][]byte{ref[0]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = c.Stats()
+	if s.Interrupted < 5 || s.MaxInterferenceMs > s.MaxStepMs {
+		t.Fatalf("interference %d times, max %.2f ms, longest step %.2f ms", s.Interrupted, s.MaxInterferenceMs, s.MaxStepMs)
+	}
+	checkContents(t, d, ref)
+}
+
+// TestPredictedStartSparesShortGaps: once it has seen that idle intervals
+// are shorter than its steps, the compactor stops starting steps in them,
+// and the foreground no longer waits; long intervals still get work.
+func TestPredictedStartSparesShortGaps(t *testing.T) {
+	d, ref := fragmented(t, nil, 8<<20, 0.8, 5)
+	c, err := New(Logical(d), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ { // learn: steps and intervals
+		if _, err := c.Think(4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s0 := c.Stats()
+	for i := 0; i < 30; i++ {
+		if w, err := c.Think(4); w != 0 || err != nil {
+			t.Fatalf("interval %d after learning: wait %v, %v", i, w, err)
+		}
+	}
+	if s := c.Stats(); s.Steps != s0.Steps {
+		t.Fatalf("%d steps started in 4 ms gaps after learning that steps take %.1f ms", s.Steps-s0.Steps, s.WorkMs/float64(s.Steps))
+	}
+	for i := 0; i < 5; i++ { // intervals grow: work resumes
+		if _, err := c.Think(400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := c.Stats(); s.Steps == s0.Steps {
+		t.Fatal("no work in long intervals")
+	}
+	checkContents(t, d, ref)
+}
+
+// TestRunCompactsWhenIdle runs the background loop on the real-time clock
+// (every request sleeps its service time) against a foreground that
+// writes now and then: it compacts in the gaps, the foreground's requests
+// wait at most for a step, and it stops when asked.
+func TestRunCompactsWhenIdle(t *testing.T) {
+	dev := keepOpen{device.NewMem(8 << 20)}
+	d, ref := fragmented(t, dev, 8<<20, 0.8, 6)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := vld.OpenLogical(dev, vld.Options{Clock: vld.ClockReal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Logical(d), Config{IdleDelayMs: 2, TargetEmpty: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	rng := rand.New(rand.NewSource(6))
+	deadline := time.Now().Add(2 * time.Second)
+	var worst time.Duration
+	for time.Now().Before(deadline) && c.Stats().TracksEmptied < 3 {
+		l := rng.Int63n(int64(len(ref)))
+		b := make([]byte, d.BlockSize())
+		rng.Read(b[:16])
+		ref[l] = b
+		t0 := time.Now()
+		if err := d.WriteSync(l, [][]byte{b}); err != nil {
+			t.Fatal(err)
+		}
+		worst = max(worst, time.Since(t0))
+		time.Sleep(time.Duration(rng.Intn(40)) * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s := c.Stats()
+	t.Logf("background: %+v", s)
+	if s.TracksEmptied == 0 || s.IdleIntervals == 0 {
+		t.Fatalf("no background work: %+v", s)
+	}
+	// A write waits for at most one step (plus its own service and the
+	// scheduling noise of a loaded machine).
+	if limit := time.Duration((s.MaxStepMs + 50) * float64(time.Millisecond)); worst > limit {
+		t.Fatalf("a foreground write took %v, longest step %.1f ms", worst, s.MaxStepMs)
+	}
+	// Check on the virtual clock (reads would sleep), after a reopen: what
+	// was compacted is durable.
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = vld.OpenLogical(dev, vld.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	checkContents(t, d, ref)
+}
+
+func TestRunNeedsForeground(t *testing.T) {
+	c, err := New(fakeSpace{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(context.Background()); !errors.Is(err, ErrNoForeground) {
+		t.Fatalf("Run on a target without Activity: %v", err)
+	}
+}

@@ -1,0 +1,62 @@
+package compactor
+
+import (
+	"time"
+
+	"github.com/vlfs/vlfs/vld"
+)
+
+// Logical adapts a logical disk (the paper's VLD under an unmodified file
+// system) to Target and Foreground. The logical disk must place eagerly.
+func Logical(d *vld.LogicalDisk) *LogicalTarget { return &LogicalTarget{d: d} }
+
+// LogicalTarget is a logical disk seen by the compactor.
+type LogicalTarget struct{ d *vld.LogicalDisk }
+
+var (
+	_ Target     = (*LogicalTarget)(nil)
+	_ Foreground = (*LogicalTarget)(nil)
+)
+
+// Space implements Target.
+func (l *LogicalTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {
+	return l.d.Volume().Space(dst)
+}
+
+// Live implements Target.
+func (l *LogicalTarget) Live(t int) ([]Block, int, error) {
+	ms, pinned, err := l.d.TrackLive(t)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Block, len(ms))
+	for i, m := range ms {
+		out[i] = Block{Addr: m.Addr, Owner: m.Logical}
+	}
+	return out, pinned, nil
+}
+
+// Prefetch implements Target.
+func (l *LogicalTarget) Prefetch(bs []Block) error { return l.d.Prefetch(movables(bs)) }
+
+// Move implements Target.
+func (l *LogicalTarget) Move(bs []Block, o vld.HoleOpts) (int, error) {
+	return l.d.Relocate(movables(bs), o)
+}
+
+// NowMs implements Target.
+func (l *LogicalTarget) NowMs() float64 { return l.d.Volume().NowMs() }
+
+// Idle implements Target.
+func (l *LogicalTarget) Idle(ms float64) { l.d.Volume().Idle(ms) }
+
+// Activity implements Foreground.
+func (l *LogicalTarget) Activity() (uint64, time.Time) { return l.d.Activity() }
+
+func movables(bs []Block) []vld.Movable {
+	out := make([]vld.Movable, len(bs))
+	for i, b := range bs {
+		out[i] = vld.Movable{Logical: b.Owner, Addr: b.Addr}
+	}
+	return out
+}

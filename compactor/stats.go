@@ -1,0 +1,40 @@
+package compactor
+
+// Stats are a compactor's counters. Times are simulated milliseconds on
+// the target's clock (which follows the wall clock in real-time mode).
+type Stats struct {
+	Steps         int64 // read and move steps done
+	ReadSteps     int64 // reads of a source track's live blocks
+	BlocksMoved   int64
+	TracksEmptied int64   // source tracks left empty by the compactor
+	TracksSkipped int64   // candidates passed over: pinned blocks, or emptied meanwhile
+	NoHoles       int64   // moves refused because no hole was left
+	WorkMs        float64 // time spent in steps
+	ReadMs        float64 // the part of WorkMs spent reading source tracks
+	MaxStepMs     float64 // the longest step
+
+	IdleIntervals int64 // idle intervals in which the compactor worked
+	// Interference: an idle interval that ended while a step was in
+	// flight made the next foreground request wait for that step.
+	Interrupted       int64
+	InterferenceMs    float64 // total wait
+	MaxInterferenceMs float64
+
+	EmptyTracks  int // at the last look
+	TargetTracks int // the goal
+}
+
+func (s *Stats) addStep(ms float64) {
+	s.Steps++
+	s.WorkMs += ms
+	s.MaxStepMs = max(s.MaxStepMs, ms)
+}
+
+func (s *Stats) addWait(ms float64) {
+	if ms <= 0 {
+		return
+	}
+	s.Interrupted++
+	s.InterferenceMs += ms
+	s.MaxInterferenceMs = max(s.MaxInterferenceMs, ms)
+}

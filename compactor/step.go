@@ -1,0 +1,155 @@
+package compactor
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+
+	"github.com/vlfs/vlfs/vld"
+)
+
+// Compactor empties fragmented tracks of a Target, step by step.
+type Compactor struct {
+	t   Target
+	cfg Config
+	rng *rand.Rand
+	k   tracker
+
+	src     int     // source track being emptied, or -1
+	srcFree int32   // its free blocks when chosen
+	pending []Block // its blocks still to move
+	loaded  bool    // pending was prefetched
+	pred    predictor
+
+	mu    sync.Mutex // guards stats
+	stats Stats
+}
+
+// New returns a compactor for t.
+func New(t Target, cfg Config) (*Compactor, error) {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Compactor{t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), src: -1}, nil
+}
+
+// Config is the configuration in force, defaults filled in.
+func (c *Compactor) Config() Config { return c.cfg }
+
+// Stats returns a snapshot of the counters.
+func (c *Compactor) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
+func (c *Compactor) update(f func(s *Stats)) {
+	c.mu.Lock()
+	f(&c.stats)
+	c.mu.Unlock()
+}
+
+// Step does one step of work: choosing a source track costs no simulated
+// time; reading its live blocks is one step; moving StepBlocks of them
+// (durably) is one step. It reports done when there is nothing to do: the
+// target number of empty tracks is reached, no track can be emptied, or
+// no hole is left to move blocks into. vld.ErrBusy means foreground
+// requests are waiting: the caller should stop.
+func (c *Compactor) Step() (done bool, err error) {
+	if c.src < 0 {
+		if done, err := c.choose(); done || err != nil {
+			return done, err
+		}
+	}
+	t0 := c.t.NowMs()
+	if !c.loaded {
+		if err := c.t.Prefetch(c.pending); err != nil {
+			return false, fmt.Errorf("compactor: reading track %d: %w", c.src, err)
+		}
+		c.loaded = true
+		ms := c.t.NowMs() - t0
+		c.pred.read.add(ms)
+		c.update(func(s *Stats) { s.addStep(ms); s.ReadSteps++; s.ReadMs += ms })
+		return false, nil
+	}
+	return c.moveStep(t0)
+}
+
+// nextIsRead reports whether the next step reads a source track.
+func (c *Compactor) nextIsRead() bool { return c.src < 0 || !c.loaded }
+
+// mayStart reports whether a step may start elapsedMs into an idle
+// interval, by Config.Start.
+func (c *Compactor) mayStart(elapsedMs float64) bool {
+	return c.cfg.Start == StartAlways || c.pred.fits(elapsedMs, c.nextIsRead())
+}
+
+// choose picks the next source track and lists its blocks.
+func (c *Compactor) choose() (done bool, err error) {
+	c.k.look(c.t, c.t.NowMs())
+	target := c.cfg.targetTracks(len(c.k.space))
+	c.update(func(s *Stats) { s.EmptyTracks, s.TargetTracks = c.k.empty, target })
+	if c.k.empty >= target {
+		return true, nil
+	}
+	for _, t := range c.k.order(c.cfg.Policy, c.rng) {
+		live, pinned, err := c.t.Live(t)
+		if err != nil {
+			return false, fmt.Errorf("compactor: listing track %d: %w", t, err)
+		}
+		if pinned > 0 || len(live) == 0 {
+			c.k.blocked[t] = c.k.space[t].Free
+			c.update(func(s *Stats) { s.TracksSkipped++ })
+			continue
+		}
+		c.src, c.srcFree, c.pending, c.loaded = t, c.k.space[t].Free, live, false
+		return false, nil
+	}
+	return true, nil
+}
+
+// moveStep relocates the next StepBlocks blocks of the source track.
+func (c *Compactor) moveStep(t0 float64) (bool, error) {
+	n := min(len(c.pending), c.cfg.StepBlocks)
+	o := vld.HoleOpts{Avoid: c.src}
+	if c.cfg.Policy == CostBenefit {
+		// Never fill a track that is a better source than this one.
+		o.MaxFree = c.srcFree
+	}
+	moved, err := c.t.Move(c.pending[:n], o)
+	ms := c.t.NowMs() - t0
+	if moved > 0 {
+		c.pred.move.add(ms)
+	}
+	switch {
+	case errors.Is(err, vld.ErrNoSpace):
+		c.src, c.pending = -1, nil
+		c.update(func(s *Stats) { s.addStep(ms); s.NoHoles++ })
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("compactor: moving blocks of track %d: %w", c.src, err)
+	}
+	c.pending = c.pending[n:]
+	c.update(func(s *Stats) { s.addStep(ms); s.BlocksMoved += int64(moved) })
+	if len(c.pending) == 0 {
+		return false, c.finishTrack()
+	}
+	return false, nil
+}
+
+// finishTrack counts the source track if it is now empty: foreground
+// writes may have put new blocks on it meanwhile, and then it is simply
+// chosen again later.
+func (c *Compactor) finishTrack() error {
+	live, pinned, err := c.t.Live(c.src)
+	c.src, c.pending = -1, nil
+	if err != nil {
+		return fmt.Errorf("compactor: %w", err)
+	}
+	if len(live) == 0 && pinned == 0 {
+		c.update(func(s *Stats) { s.TracksEmptied++ })
+	}
+	return nil
+}

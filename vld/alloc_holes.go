@@ -1,0 +1,63 @@
+package vld
+
+import "github.com/vlfs/vlfs/vld/disk"
+
+// holeFilter says which tracks a hole-plugging write may use: tracks that
+// already hold data (never an empty track: making empty tracks is the
+// point of compaction), other than avoid (the track being emptied), with
+// at most maxFree free blocks when maxFree > 0 (so a compactor never fills
+// a track it would rather empty next).
+type holeFilter struct {
+	avoid   int
+	maxFree int32
+}
+
+func (a *allocator) holeOK(t int, f holeFilter) bool {
+	free := a.trackFree[t]
+	if free == 0 || free == a.trackCap[t] || t == f.avoid {
+		return false
+	}
+	return f.maxFree <= 0 || free <= f.maxFree
+}
+
+// chooseHole picks the single free block the head reaches soonest among
+// the tracks f allows, with the same one-way cylinder sweep as search
+// (section 4.2: it wraps to cylinder 0 only when nothing lies ahead). It
+// ignores the fill threshold: holes are what it is for.
+func (a *allocator) chooseHole(h disk.Head, startMs float64, f holeFilter) choice {
+	a.decisions++
+	ncyl := a.l.NumCylinders()
+	best := noChoice
+	for c := h.Cyl; c < ncyl; c++ {
+		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
+			return best
+		}
+		best = a.bestHoleInCylinder(c, h, startMs, f, best)
+	}
+	for c := 0; c < h.Cyl && c < ncyl && best.block < 0; c++ {
+		best = a.bestHoleInCylinder(c, h, startMs, f, best)
+	}
+	return best
+}
+
+func (a *allocator) bestHoleInCylinder(c int, h disk.Head, startMs float64, f holeFilter, best choice) choice {
+	if a.cylFree[c] == 0 {
+		return best
+	}
+	nt := a.l.NumTracks()
+	for s := 0; s < a.l.Model().Surfaces; s++ {
+		t := a.l.TrackOfCylSurf(c, s)
+		if t < 0 || t >= nt || !a.holeOK(t, f) {
+			continue
+		}
+		mech := a.mechMs(h, c, s)
+		if mech >= best.cost {
+			continue
+		}
+		b, wait := a.firstRun(t, startMs+mech, 1)
+		if b >= 0 && mech+wait < best.cost {
+			best = choice{block: b, cost: mech + wait}
+		}
+	}
+	return best
+}

@@ -1,0 +1,270 @@
+package vld
+
+import (
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+)
+
+// Relocation of logical blocks, for the idle-time compactor (package
+// compactor). A move reads the block, writes it into a hole elsewhere
+// (PlugHoles), remaps the logical block and commits: the old copy is freed
+// only by that commit, once the new map is durable, so a crash during
+// compaction loses nothing.
+
+// Movable is a block the logical disk can relocate: logical block Logical,
+// now at physical block Addr.
+type Movable struct {
+	Logical int64
+	Addr    Addr
+}
+
+// mover is the logical disk's state for relocation, guarded by
+// LogicalDisk.mu.
+type mover struct {
+	// rev maps a physical block to its logical block + 1 (0: none). It is
+	// built on first use and kept up to date by every remap (noteMapLocked).
+	rev []uint32
+	// cache holds blocks read ahead (Prefetch) by physical address. An
+	// entry is dropped as soon as its logical block is remapped, so a
+	// cached copy is always the current contents of a block still mapped.
+	cache map[Addr]cachedBlock
+	moved int64 // blocks relocated since open
+}
+
+type cachedBlock struct {
+	logical int64
+	data    []byte
+}
+
+// activity counts foreground requests, so that an idle-time worker can
+// tell when the disk is idle. Atomics only: it is read without d.mu.
+type activity struct {
+	n    atomic.Uint64 // requests arrived
+	last atomic.Int64  // wall-clock time of the last arrival, UnixNano
+}
+
+// noteMapLocked records that logical block l moved from physical old to
+// physical a (0: none).
+func (d *LogicalDisk) noteMapLocked(l int64, old, a uint32) {
+	if old != 0 {
+		delete(d.mv.cache, Addr(old))
+	}
+	if d.mv.rev == nil {
+		return
+	}
+	if old != 0 && d.mv.rev[old] == uint32(l+1) {
+		d.mv.rev[old] = 0
+	}
+	if a != 0 {
+		d.mv.rev[a] = uint32(l + 1)
+	}
+}
+
+// arrive counts one foreground request.
+func (d *LogicalDisk) arrive() {
+	d.act.last.Store(time.Now().UnixNano())
+	d.act.n.Add(1)
+}
+
+// Activity reports how many foreground requests (Read, Write, WriteSync,
+// Sync, Trim) have arrived since open, and the wall-clock time of the
+// last one. Relocations are not counted.
+func (d *LogicalDisk) Activity() (n uint64, last time.Time) {
+	n = d.act.n.Load()
+	if ns := d.act.last.Load(); ns != 0 {
+		last = time.Unix(0, ns)
+	}
+	return n, last
+}
+
+// MovedCount is how many blocks Relocate moved since open.
+func (d *LogicalDisk) MovedCount() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mv.moved
+}
+
+func (d *LogicalDisk) buildRevLocked() {
+	if d.mv.rev != nil {
+		return
+	}
+	d.mv.rev = make([]uint32, d.v.NumBlocks())
+	for l, a := range d.m {
+		if a != 0 {
+			d.mv.rev[a] = uint32(l + 1)
+		}
+	}
+}
+
+func (d *LogicalDisk) movableLocked() error {
+	if d.place == PlaceInPlace {
+		return fmt.Errorf("relocate: an update-in-place disk has fixed homes: %w", ErrInvalid)
+	}
+	return nil
+}
+
+// stillAt reports whether logical block m.Logical is still at m.Addr.
+func (d *LogicalDisk) stillAt(m Movable) bool {
+	return m.Logical >= 0 && m.Logical < int64(len(d.m)) && m.Addr != 0 && Addr(d.m[m.Logical]) == m.Addr
+}
+
+// TrackLive lists the blocks of track t that Relocate can move, in address
+// order, and how many other blocks in use the track holds (the volume's
+// own, or freed and not yet released): a track with pinned > 0 cannot be
+// emptied now.
+func (d *LogicalDisk) TrackLive(t int) (live []Movable, pinned int, err error) {
+	used, err := d.v.UsedOnTrack(t)
+	if err != nil {
+		return nil, 0, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.movableLocked(); err != nil {
+		return nil, 0, err
+	}
+	d.buildRevLocked()
+	for _, a := range used {
+		if r := d.mv.rev[a]; r != 0 && d.m[r-1] == uint32(a) {
+			live = append(live, Movable{Logical: int64(r - 1), Addr: a})
+		} else {
+			pinned++
+		}
+	}
+	return live, pinned, nil
+}
+
+// Prefetch reads the blocks of ms still mapped where ms says, as one
+// request spanning them all (they should lie on one track), and keeps
+// them for Relocate, which then need not read them. Earlier prefetched
+// blocks are forgotten.
+func (d *LogicalDisk) Prefetch(ms []Movable) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.movableLocked(); err != nil {
+		return err
+	}
+	d.mv.cache = map[Addr]cachedBlock{}
+	_, err := d.readMovableLocked(ms)
+	return err
+}
+
+// readMovableLocked returns the contents of the blocks of ms still in
+// place (from the cache, or read as one spanning request), keyed by
+// address, caching what it read.
+func (d *LogicalDisk) readMovableLocked(ms []Movable) (map[Addr][]byte, error) {
+	out := make(map[Addr][]byte, len(ms))
+	var need []Movable
+	for _, m := range ms {
+		if !d.stillAt(m) {
+			continue
+		}
+		if c, ok := d.mv.cache[m.Addr]; ok && c.logical == m.Logical {
+			out[m.Addr] = c.data
+			continue
+		}
+		need = append(need, m)
+	}
+	if len(need) == 0 {
+		return out, nil
+	}
+	sort.Slice(need, func(i, j int) bool { return need[i].Addr < need[j].Addr })
+	lo, hi := need[0].Addr, need[len(need)-1].Addr
+	bufs := make([][]byte, hi-lo+1)
+	for i := range bufs {
+		bufs[i] = make([]byte, d.v.BlockSize())
+	}
+	if err := d.v.ReadRun(lo, bufs); err != nil {
+		return nil, err
+	}
+	if d.mv.cache == nil {
+		d.mv.cache = map[Addr]cachedBlock{}
+	}
+	for _, m := range need {
+		b := bufs[m.Addr-lo]
+		out[m.Addr] = b
+		d.mv.cache[m.Addr] = cachedBlock{logical: m.Logical, data: b}
+	}
+	return out, nil
+}
+
+// Relocate moves the blocks of ms that are still mapped where ms says:
+// it reads them (unless prefetched), writes them into holes (PlugHoles
+// with o), remaps them and commits, together with any map change not yet
+// synced. It returns how many blocks moved; blocks overwritten or trimmed
+// since they were listed are skipped. On return the moves are durable and
+// the old copies free; on a crash before that, the old map and the old
+// copies recover intact.
+func (d *LogicalDisk) Relocate(ms []Movable, o HoleOpts) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.movableLocked(); err != nil {
+		return 0, err
+	}
+	d.buildRevLocked()
+	data, err := d.readMovableLocked(ms)
+	if err != nil {
+		return 0, err
+	}
+	var todo []Movable
+	var blocks [][]byte
+	for _, m := range ms {
+		if b, ok := data[m.Addr]; ok {
+			todo = append(todo, m)
+			blocks = append(blocks, b)
+			delete(data, m.Addr) // a block listed twice moves once
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	addrs, err := d.v.PlugHoles(blocks, o)
+	if err != nil {
+		return 0, err
+	}
+	for i, m := range todo {
+		d.m[m.Logical] = uint32(addrs[i])
+		d.dirty[uint32(m.Logical/d.per)] = true
+		d.noteMapLocked(m.Logical, uint32(m.Addr), uint32(addrs[i]))
+		// The old copy is released by the commit below, once the new map
+		// is durable (or at once if it was never committed).
+		if err := d.v.Free(m.Addr); err != nil {
+			return i, err
+		}
+	}
+	d.mv.moved += int64(len(todo))
+	return len(todo), d.commitDirtyLocked()
+}
+
+// commitDirtyLocked commits every changed map piece: Sync with d.mu held.
+func (d *LogicalDisk) commitDirtyLocked() error {
+	pieces := make(map[uint32][]byte, len(d.dirty))
+	for p := range d.dirty {
+		pieces[p] = d.encodePieceLocked(p)
+	}
+	if err := d.v.Commit(pieces); err != nil {
+		return err
+	}
+	d.dirty = map[uint32]bool{}
+	return nil
+}
+
+// checkMoverLocked verifies the reverse map and the read-ahead cache
+// against the map: every mapped block is found by its address, and every
+// cached block is still mapped by its logical block.
+func (d *LogicalDisk) checkMoverLocked() error {
+	if d.mv.rev != nil {
+		for l, a := range d.m {
+			if a != 0 && d.mv.rev[a] != uint32(l+1) {
+				return fmt.Errorf("reverse map: logical %d at %d, reverse says %d: %w", l, a, int64(d.mv.rev[a])-1, ErrCorrupt)
+			}
+		}
+	}
+	for a, c := range d.mv.cache {
+		if Addr(d.m[c.logical]) != a {
+			return fmt.Errorf("read-ahead cache: block %d cached for logical %d, now at %d: %w", a, c.logical, d.m[c.logical], ErrCorrupt)
+		}
+	}
+	return nil
+}
