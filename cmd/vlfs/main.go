@@ -31,14 +31,15 @@ type command struct {
 // commands lists every subcommand. It is built once and never modified.
 func commands() map[string]command {
 	return map[string]command{
-		"bench":  {"run a benchmark or paper experiment (vlfs bench help)", runBench},
-		"cstar":  {"optimal write batch size c* for a disk (Carson & Setia)", runCstar},
-		"disk":   {"logical-disk mode: ext4 or fuse2fs on the VLD (vlfs disk help)", runDisk},
-		"fsck":   {"check an image (exit 0 clean, 4 errors left, 8 failure)", runFsck},
-		"mkfs":   {"create and format an image (vlfs mkfs [--disk D] [--size S] IMAGE)", runMkfs},
-		"mount":  {"mount an image with FUSE (vlfs mount [-o OPTS] [--background] IMAGE DIR)", runMount},
-		"umount": {"unmount a vlfs mount point and wait for the image to close", runUmount},
-		"stats":  {"live counters of a mount, or static ones of an image (--json)", runStats},
+		"bench":   {"run a benchmark or paper experiment (vlfs bench help)", runBench},
+		"cstar":   {"optimal write batch size c* for a disk (Carson & Setia)", runCstar},
+		"disk":    {"logical-disk mode: ext4 or fuse2fs on the VLD (vlfs disk help)", runDisk},
+		"fsck":    {"check an image (exit 0 clean, 4 errors left, 8 failure)", runFsck},
+		"mkfs":    {"create and format an image (vlfs mkfs [--disk D] [--size S] IMAGE)", runMkfs},
+		"mount":   {"mount an image with FUSE (vlfs mount [-o OPTS] [--background] IMAGE DIR)", runMount},
+		"umount":  {"unmount a vlfs mount point and wait for the image to close", runUmount},
+		"stats":   {"live counters of a mount, or static ones of an image (--json)", runStats},
+		"compact": {"compact free space of a logical-disk image offline, with a progress bar", runCompact},
 	}
 }
 
