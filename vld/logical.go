@@ -203,7 +203,11 @@ func (d *LogicalDisk) Read(l int64, buf []byte) error {
 		return err
 	}
 	d.arrive()
-	a := d.Mapped(l)
+	// Hold the map while reading: a concurrent write could otherwise remap
+	// l, free the old block and, after a commit, let it be reused under us.
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a := Addr(d.m[l])
 	if a == 0 {
 		clear(buf)
 		return nil
