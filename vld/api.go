@@ -2,6 +2,7 @@ package vld
 
 import (
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // Addr is a physical block number on a volume. Blocks 0..FixedBlocks-1 hold
@@ -47,6 +48,11 @@ type Options struct {
 	// Batch is the write-batching policy of the request scheduler
 	// (sched.go); the zero value is FIFO, each request served whole.
 	Batch Batch
+	// Head is the head model: nil is the simulated head (the oracle, exact
+	// geometry and position); a measured profile places writes by its skip
+	// x think-time table instead (head_profile.go, docs/profiled-head.md).
+	// Its block size must be the volume's.
+	Head *profile.Profile
 	// Logf receives diagnostics; nil discards them.
 	Logf func(format string, args ...any)
 }

@@ -17,6 +17,7 @@ type mech struct {
 	now   float64 // simulated ms
 	start time.Time
 	sleep func(time.Duration)
+	last  lastIO // where and when the last request ended (head_profile.go)
 }
 
 func newMech(l *disk.Layout, c Clock) *mech {
@@ -46,6 +47,7 @@ func (m *mech) service(b int64, n int, write bool) Breakdown {
 		LocateMs:   acc.SeekMs + acc.HeadSwitchMs + acc.RotationMs,
 	}
 	m.now += bd.Total()
+	m.last.note(b, n, m.now)
 	if m.clock == ClockReal {
 		m.sleep(time.Duration(bd.Total() * float64(time.Millisecond)))
 	}

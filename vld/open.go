@@ -32,7 +32,9 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	v.sched = newScheduler(o.Batch, batch)
-	v.head = simulatedHead{}
+	if v.head, err = chooseHead(o, v.m, v.bs); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
 	v.buf = make([]byte, v.bs)
 	v.reserve = o.ReserveBlocks
 	if v.reserve <= 0 {

@@ -27,6 +27,8 @@ func benchmarks() map[string]benchmark {
 		"locate":    {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
 		"threshold": {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
 		"updates":   {"Figure 8: random synchronous updates, eager vs in-place, vs utilization (simulated)", runBenchUpdates},
+
+		"headmodels": {"issue 8: synchronous updates with the oracle, profiled (Bark) and no head model; journal appends; host file (simulated / wall)", runBenchHeadModels},
 	}
 }
 

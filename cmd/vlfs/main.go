@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"umount":  {"unmount a vlfs mount point and wait for the image to close", runUmount},
 		"stats":   {"live counters of a mount, or static ones of an image (--json)", runStats},
 		"compact": {"compact free space of a logical-disk image offline, with a progress bar", runCompact},
+		"profile": {"measure a device's write cost by skip x think time (Bark): vlfs profile TARGET --out FILE", runProfile},
 	}
 }
 

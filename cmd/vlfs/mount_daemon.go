@@ -74,7 +74,7 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	} else {
 		mountedMessage(stdout, a, os.Getpid(), true)
 	}
-	return serveUntilUnmounted(srv, fsys, sigs, a.image, stderr)
+	return serveUntilUnmounted(srv, fsys, sigs, a.image, logw)
 }
 
 // logWriter is where the daemon logs: --log FILE, else stderr.

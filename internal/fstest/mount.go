@@ -81,6 +81,9 @@ func MountFS(t testing.TB, o Options) *Mounted {
 	m.FS = openFS(t, img, o.FS)
 	fo := o.Fuse
 	fo.Image = img
+	if fo.FSName == "" {
+		fo.FSName = img // names the image in /proc/mounts, for stale mounts
+	}
 	if fo.Logf == nil {
 		fo.Logf = t.Logf
 	}

@@ -2,7 +2,9 @@ package fusefs
 
 import (
 	"path/filepath"
+	"runtime"
 	"syscall"
+	"unsafe"
 )
 
 // disablePoll makes the kernel stop sending FUSE_POLL on this mount.
@@ -32,5 +34,10 @@ func (s *Server) disablePoll() {
 	}
 	defer syscall.Close(ep)
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN}
-	_ = syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, fd, &ev) // the FUSE_POLL is what counts
+	// Not syscall.EpollCtl: it is a raw system call, which keeps its P
+	// and so could deadlock exactly as described above. The result does
+	// not matter; the FUSE_POLL it causes does.
+	syscall.Syscall6(syscall.SYS_EPOLL_CTL, uintptr(ep), syscall.EPOLL_CTL_ADD, uintptr(fd),
+		uintptr(unsafe.Pointer(&ev)), 0, 0)
+	runtime.KeepAlive(&ev)
 }

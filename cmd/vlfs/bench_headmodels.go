@@ -1,0 +1,77 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/vld/profile"
+)
+
+// runBenchHeadModels is `vlfs bench headmodels`: the oracle, profiled
+// (Bark) and no head models of issue 8. --workload updates is the
+// validation (random synchronous updates, simulated clock), journal the
+// log-skipping demonstration (synchronous appends with think time,
+// simulated clock), host the flat profile of the host's own file and the
+// VLD on it (wall clock).
+func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("bench headmodels", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	diskName := fl.String("disk", "st19101", "disk preset or model file")
+	workload := fl.String("workload", "updates", "updates, journal or host")
+	head := fl.String("head", "", "profile:FILE: use this profile instead of measuring one")
+	size := fl.Int64("disk-mib", 0, "disk region in MiB (default 128; journal 32; host 64)")
+	updates := fl.Int("updates", 2000, "measured updates (or transactions) per row")
+	seed := fl.Int64("seed", 1, "random seed")
+	seeds := fl.Int("seeds", 1, "updates: average over this many seeds (seed, seed+1, ...)")
+	dir := fl.String("dir", "", "host: directory for the image and profile files (default: the system's temporary directory)")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: vlfs bench headmodels [--disk NAME|FILE] [--workload updates|journal|host] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--json]")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fl.NArg() != 0 || *size < 0 || *updates <= 0 || *seeds <= 0 {
+		fl.Usage()
+		return exitUsage
+	}
+	m, code := resolveDisk("bench headmodels", *diskName, stderr)
+	if m == nil {
+		return code
+	}
+	var prof *profile.Profile
+	if *head != "" {
+		path, ok := strings.CutPrefix(*head, "profile:")
+		if !ok {
+			fmt.Fprintf(stderr, "vlfs bench headmodels: --head %q: want profile:FILE\n", *head)
+			return exitUsage
+		}
+		p, err := profile.Load(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "vlfs bench headmodels: %v\n", err)
+			return exitUsage
+		}
+		prof = p
+	}
+	var rep *bench.Report
+	var err error
+	switch *workload {
+	case "updates":
+		rep, err = bench.HeadModels(bench.HeadModelsConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed, Seeds: *seeds, Profile: prof})
+	case "journal":
+		rep, err = bench.Journal(bench.JournalConfig{Model: m, DiskBytes: *size << 20, Transactions: *updates, Seed: *seed, Profile: prof})
+	case "host":
+		rep, err = bench.Host(bench.HostConfig{Model: m, Dir: *dir, FileBytes: *size << 20, Updates: *updates, Seed: *seed, Profile: prof})
+	default:
+		fmt.Fprintf(stderr, "vlfs bench headmodels: --workload %q: want updates, journal or host\n", *workload)
+		return exitUsage
+	}
+	if err != nil {
+		return benchFailure("headmodels", err, stderr)
+	}
+	return writeReport(rep, *asJSON, stdout, stderr)
+}

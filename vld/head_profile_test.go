@@ -1,0 +1,294 @@
+package vld
+
+import (
+	"context"
+	"errors"
+	"math/rand"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
+)
+
+// synthProfile builds a profile of 4 KiB writes whose mean (and median)
+// cell [i][j] is cost(i, j): think i ms, skip j blocks.
+func synthProfile(thinks, skips int, cost func(i, j int) float64) *profile.Profile {
+	p := &profile.Profile{
+		Format: profile.Format, Version: profile.Version,
+		Meta: profile.Meta{Target: "synthetic", Kind: profile.KindSim, Clock: profile.ClockSimulated, BlockBytes: 4096,
+			Date: "2026-11-22T00:00:00Z", Repetitions: 1},
+		Grid: profile.Grid{SkipStepBytes: 4096, Skips: skips, ThinkStepMs: 1, Thinks: thinks},
+	}
+	for i := 0; i < thinks; i++ {
+		row := make([]float64, skips)
+		for j := range row {
+			row[j] = cost(i, j)
+		}
+		p.MedianMs = append(p.MedianMs, row)
+		p.MeanMs = append(p.MeanMs, row)
+		p.SpreadMs = append(p.SpreadMs, make([]float64, skips))
+	}
+	return p
+}
+
+// vee is cheapest (1 ms) at skip best, dearer by 0.1 ms per block after
+// it, and 5 ms before it (a missed revolution).
+func vee(best int) func(j int) float64 {
+	return func(j int) float64 {
+		if j < best {
+			return 5
+		}
+		return 1 + 0.1*float64(j-best)
+	}
+}
+
+// headFixture is an allocator and mech on 20000 blocks of an ST19101 (32
+// blocks per track) with a profiled head whose cheapest skip is 3 blocks
+// at think 0 and 6 blocks at think 1 ms; the last request ended at block
+// 100 (track 3) at 10 ms.
+func headFixture(t *testing.T, threshold float64) (*profiledHead, *allocator, *mech) {
+	t.Helper()
+	l, err := disk.NewLayout(testModel(t, "st19101"), 4096, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, m := newAllocator(l, threshold), newMech(l, ClockVirtual)
+	p := synthProfile(3, 64, func(i, j int) float64 { return vee(3 + 3*i)(j) })
+	ph, err := newProfiledHead(p, m, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.last = lastIO{end: 100, endMs: 10, seq: 1}
+	return ph, a, m
+}
+
+func TestProfiledHeadChoose(t *testing.T) {
+	ph, a, m := headFixture(t, -1)
+	ovh := m.overheadMs(true)
+	pick := func(startMs float64, n int, w window) int64 {
+		t.Helper()
+		return ph.choose(a, disk.Head{Cyl: 1000}, startMs, n, w).block // the head position must not matter
+	}
+	at := func(think float64) float64 { return 10 + think + ovh }
+	cases := []struct {
+		name  string
+		used  []int64
+		think float64
+		n     int
+		w     window
+		want  int64
+	}{
+		{"cheapest skip at think 0", nil, 0, 1, window{}, 103},
+		{"cheapest skip at think 1 ms", nil, 1, 1, window{}, 106},
+		{"think between rows takes the nearest", nil, 0.6, 1, window{}, 106},
+		{"think beyond the grid: the mean row, where skip 9 is never a miss", nil, 50, 1, window{}, 109},
+		{"cheapest block used: the one just after", []int64{103}, 0, 1, window{}, 104},
+		{"a run needs all its blocks free", []int64{103, 105}, 0, 2, window{}, 106},
+		{"a run never spans tracks", nil, 0, 31, window{}, 128},
+		{"outside the window: first free block in it", nil, 0, 1, window{start: 100, n: 2}, 3200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, b := range c.used {
+				a.markUsed(b)
+				defer a.markFree(b)
+			}
+			ph.plan = plannedRun{}
+			if got := pick(at(c.think), c.n, c.w); got != c.want {
+				t.Fatalf("chose block %d, want %d", got, c.want)
+			}
+		})
+	}
+	t.Run("range full: first free block after it", func(t *testing.T) {
+		for b := int64(100); b < 100+64; b++ {
+			a.markUsed(b)
+			defer a.markFree(b)
+		}
+		if got := pick(at(0), 1, window{}); got != 164 {
+			t.Fatalf("chose %d, want 164", got)
+		}
+	})
+	t.Run("a later run of the same request follows the first", func(t *testing.T) {
+		ph.plan = plannedRun{}
+		first := ph.choose(a, disk.Head{}, at(0), 4, window{})
+		second := ph.choose(a, disk.Head{}, at(0)+first.cost+1, 1, window{})
+		if first.block != 103 || second.block != 103+4+3 {
+			t.Fatalf("runs at %d and %d, want 103 and 110", first.block, second.block)
+		}
+		m.last.note(103, 4, 11) // served: the next request anchors on it
+		if got := pick(11+ovh, 1, window{}); got != 110 {
+			t.Fatalf("after the request was served: %d, want 110", got)
+		}
+	})
+	if a.decisions == 0 {
+		t.Error("decisions not counted")
+	}
+}
+
+// TestProfiledHeadFillsActiveTrackFirst: with a fill threshold and empty
+// tracks, free space is managed as for the oracle: the active track, then
+// empty tracks, then anything, the profile choosing within each class.
+func TestProfiledHeadFillsActiveTrackFirst(t *testing.T) {
+	for _, c := range []struct {
+		threshold float64
+		want      int64
+	}{{0.75, 103}, {-1, 130}} {
+		ph, a, m := headFixture(t, c.threshold)
+		for b := int64(96); b < 100; b++ { // track 3 (blocks 96-127) holds data and is active
+			a.markUsed(b)
+		}
+		a.noteWrite(3)
+		ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
+		if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block; got != c.want {
+			t.Errorf("threshold %v: chose %d, want %d", c.threshold, got, c.want)
+		}
+	}
+}
+
+func TestOpenRejectsProfileOfAnotherBlockSize(t *testing.T) {
+	p := synthProfile(1, 4, func(int, int) float64 { return 1 })
+	p.Meta.BlockBytes = 512
+	dev := device.NewMem(16 << 20)
+	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dev, Options{Head: p}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("open with a 512-byte profile on 4 KiB blocks: %v", err)
+	}
+	p.Meta.BlockBytes, p.Version = 4096, 99
+	if _, err := Open(dev, Options{Head: p}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("open with an invalid profile: %v", err)
+	}
+}
+
+// TestProfiledHeadOnSimulatedDisk profiles the simulator as a black box
+// and runs synchronous random updates on a logical disk with the profiled
+// head: the simulated disk charges the real mechanics, so the profile's
+// worth shows in simulated time, against update in place on the same disk.
+// The data must survive a reopen, with or without the profile.
+func TestProfiledHeadOnSimulatedDisk(t *testing.T) {
+	const size = 16 << 20
+	m := testModel(t, "st19101")
+	sim, err := profile.NewSim(m, 4096, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Measure(context.Background(), sim, profile.Config{
+		Grid: profile.Grid{SkipStepBytes: 4096, Skips: 65, ThinkStepMs: 0.05, Thinks: 21}, Repetitions: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(place Placement, o Options) (*LogicalDisk, device.Device, float64, map[int64]byte) {
+		dev := device.NewMem(size)
+		if err := FormatLogicalPlaced(dev, FormatOptions{Model: m}, place); err != nil {
+			t.Fatal(err)
+		}
+		d, err := OpenLogical(keepOpen{dev}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := d.Blocks() / 2
+		rng := rand.New(rand.NewSource(3))
+		want := map[int64]byte{}
+		var t0 float64
+		for i := 0; i < 600; i++ {
+			if i == 300 {
+				t0 = d.Volume().NowMs()
+			}
+			l, b := rng.Int63n(file), byte(rng.Intn(250)+1)
+			if err := d.WriteSync(l, [][]byte{block(4096, b)}); err != nil {
+				t.Fatal(err)
+			}
+			want[l] = b
+		}
+		return d, dev, (d.Volume().NowMs() - t0) / 300, want
+	}
+	_, _, inPlace, _ := run(PlaceInPlace, Options{})
+	d, dev, profiled, want := run(PlaceEager, Options{Head: p})
+	if profiled > inPlace/2.5 {
+		t.Errorf("profiled head: %.3f ms per update, in place %.3f: want at most 40 %%", profiled, inPlace)
+	}
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{}, {Head: p}} {
+		d, err := OpenLogical(keepOpen{dev}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4096)
+		for l, b := range want {
+			if err := d.Read(l, buf); err != nil || buf[0] != b {
+				t.Fatalf("block %d after reopen: %v, %d want %d", l, err, buf[0], b)
+			}
+		}
+		if err := d.Check(); err != nil {
+			t.Fatal(err)
+		}
+		d.Volume().Close()
+	}
+}
+
+// BenchmarkProfiledHeadDecision measures one placement decision of the
+// profiled head on the setting of BenchmarkAllocatorDecision (4 GiB
+// st19101, 90 % utilisation), with a profile of 160 skips x 401 think
+// times, on the wall clock.
+func BenchmarkProfiledHeadDecision(b *testing.B) {
+	l, err := disk.NewLayout(testModel(b, "st19101"), 4096, 1<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, m := newAllocator(l, 0.75), newMech(l, ClockVirtual)
+	rng := rand.New(rand.NewSource(1))
+	p := synthProfile(401, 161, func(i, j int) float64 { return rng.Float64() * 6 })
+	p.Grid.ThinkStepMs = 0.05
+	ph, err := newProfiledHead(p, m, 4096)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for blk := int64(0); blk < l.NumBlocks(); blk++ {
+		if rng.Float64() < 0.9 {
+			a.markUsed(blk)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		c := ph.choose(a, disk.Head{}, m.now+0.1, 1, window{})
+		lat = append(lat, time.Since(t0))
+		a.markUsed(c.block)
+		for {
+			r := rng.Int63n(l.NumBlocks())
+			if r >= 4 && a.isUsed(r) && r != c.block {
+				a.markFree(r)
+				break
+			}
+		}
+		m.now += rng.Float64() * 3
+		m.last.note(c.block, 1, m.now)
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "median-µs/decision(wall)")
+}
+
+// TestProfiledHeadRealClockThinkTime: on the real-time clock the think
+// time is the wall time since the last request, even before simulated
+// time has caught up with it.
+func TestProfiledHeadRealClockThinkTime(t *testing.T) {
+	ph, a, m := headFixture(t, -1)
+	m.clock = ClockReal
+	m.start = time.Now().Add(-11 * time.Millisecond) // the wall clock is 1 ms past the last request's end
+	// 106 is the think-1-ms skip (109 if the test was slow by 0.5 ms);
+	// the stale simulated clock would say think 0, skip 103.
+	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block; got != 106 && got != 109 {
+		t.Fatalf("chose %d, want 106", got)
+	}
+}
