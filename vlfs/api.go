@@ -96,9 +96,9 @@ const (
 	XattrReplace uint32 = 2
 )
 
-// FallocKeepSize is linux's FALLOC_FL_KEEP_SIZE. Fallocate supports only
-// mode 0 (allocate and extend the size); this mode, like every other, is
-// ErrNotSupported, because blocks past the end of a file are not allowed.
+// FallocKeepSize is linux's FALLOC_FL_KEEP_SIZE. Blocks past the end of a
+// file are not part of the format, so with it Fallocate allocates only
+// inside the file and merely checks that the rest is free now.
 const FallocKeepSize uint32 = 0x01
 
 // MaxNameLen is the longest file name, in bytes.

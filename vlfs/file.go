@@ -297,11 +297,14 @@ func (fs *FS) zeroTailLocked(in *inode, size uint64) error {
 	return nil
 }
 
-// Fallocate reserves blocks for [off, off+length) (mode 0: the file grows
-// if needed). Other modes are not supported.
+// Fallocate reserves blocks for [off, off+length). Mode 0 grows the file if
+// needed. FallocKeepSize leaves the size alone: blocks are allocated only
+// inside the file (blocks past the end are not part of the format), and for
+// the part past the end the call only checks that the space is free now.
+// Other modes are not supported.
 func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	fs.stats.count(opFallocate, int(max(length, 0)))
-	if mode != 0 {
+	if mode&^FallocKeepSize != 0 {
 		return fmt.Errorf("fallocate mode %#x: %w", mode, ErrNotSupported)
 	}
 	if off < 0 || length <= 0 {
@@ -310,10 +313,10 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	if uint64(off) > fs.geo.maxFileSize() || uint64(length) > fs.geo.maxFileSize()-uint64(off) {
 		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrFileTooBig)
 	}
-	return fs.retryNoSpace(func() error { return fs.fallocateLocked(ino, uint64(off), uint64(off+length)) })
+	return fs.retryNoSpace(func() error { return fs.fallocateLocked(ino, uint64(off), uint64(off+length), mode&FallocKeepSize != 0) })
 }
 
-func (fs *FS) fallocateLocked(ino Ino, off, end uint64) error {
+func (fs *FS) fallocateLocked(ino Ino, off, end uint64, keepSize bool) error {
 	if err := fs.checkWritableLocked(); err != nil {
 		return err
 	}
@@ -322,6 +325,16 @@ func (fs *FS) fallocateLocked(ino Ino, off, end uint64) error {
 		return err
 	}
 	bs := uint64(fs.geo.bs)
+	if keepSize && end > in.d.Size {
+		past := (end - max(off, in.d.Size) + bs - 1) / bs
+		if off >= in.d.Size {
+			return fs.checkSpaceLocked(int64(past))
+		}
+		if err := fs.checkSpaceLocked(int64(past + (in.d.Size-off+bs-1)/bs)); err != nil {
+			return err
+		}
+		end = in.d.Size
+	}
 	var holes []uint64
 	for lbn := off / bs; lbn <= (end-1)/bs; lbn++ {
 		if _, ok := in.data[lbn]; ok {
