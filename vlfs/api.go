@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // Ino is an inode number. RootIno is the root directory; 0 is never used.
@@ -74,7 +75,10 @@ type Options struct {
 	// it ("auto" = c* of the disk model, "fifo", "segment", N); "" means
 	// auto, read priority with batches of c* blocks.
 	Batch string
-	Logf  func(string, ...any)
+	// Head is a measured write-cost profile for the profiled head model
+	// (docs/profiled-head.md); nil uses the simulated head.
+	Head *profile.Profile
+	Logf func(string, ...any)
 }
 
 // MkfsOptions describe a new file system.

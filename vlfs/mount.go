@@ -93,7 +93,7 @@ func Mount(dev device.Device, o Options) (*FS, error) {
 		dev.Close()
 		return nil, fmt.Errorf("mount: %w: %w", ErrInvalid, err)
 	}
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch})
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head})
 	if err != nil {
 		if errors.Is(err, vld.ErrCorrupt) {
 			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/profile"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
@@ -21,6 +22,8 @@ type mountArgs struct {
 	image, dir    string
 	opts          []string // -o values, in order
 	clock         string
+	batch         string
+	head          string
 	background    bool
 	debug         bool
 	logFile       string
@@ -58,6 +61,8 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 	fl.SetOutput(stderr)
 	fl.Var((*optionList)(&a.opts), "o", "comma-separated mount options (see docs/mounting.md): ro, allow_other, clock=real, ...")
 	fl.StringVar(&a.clock, "clock", "virtual", "simulated disk time: virtual (nothing sleeps) or real (each request sleeps its service time)")
+	fl.StringVar(&a.batch, "batch", "auto", "write batching: auto (c* blocks, reads first between batches), auto-track, segment, fifo, or N blocks")
+	fl.StringVar(&a.head, "head", "sim", "head model: sim (the simulated head) or profile:FILE (a profile from vlfs profile)")
 	fl.BoolVar(&a.background, "background", false, "run as a daemon: return once the mount is ready")
 	fl.BoolVar(&a.debug, "debug", false, "log every FUSE request (to stderr or --log)")
 	fl.StringVar(&a.logFile, "log", "", "append the daemon's log to this file (default: stderr; discarded with --background)")
@@ -136,7 +141,32 @@ func (a *mountArgs) applyOptions() error {
 		return fmt.Errorf("--clock %q: want virtual or real", a.clock)
 	}
 	a.fsOpt.ReadOnly = a.fuse.ReadOnly
+	if _, err := vld.ParseBatch(a.batch); err != nil {
+		return fmt.Errorf("--batch: %w", err)
+	}
+	a.fsOpt.Batch = a.batch
+	p, err := parseHead(a.head)
+	if err != nil {
+		return err
+	}
+	a.fsOpt.Head = p
 	return nil
+}
+
+// parseHead reads --head: "sim" or "profile:FILE".
+func parseHead(s string) (*profile.Profile, error) {
+	if s == "" || s == "sim" {
+		return nil, nil
+	}
+	file, ok := strings.CutPrefix(s, "profile:")
+	if !ok {
+		return nil, fmt.Errorf("--head %q: want sim or profile:FILE", s)
+	}
+	p, err := profile.Load(file)
+	if err != nil {
+		return nil, fmt.Errorf("--head: %w", err)
+	}
+	return p, nil
 }
 
 // checkMountPoint refuses a mount point that cannot take the mount, naming

@@ -217,7 +217,14 @@ func (a *mountArgs) daemonArgs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"mount", "--clock", a.clock}
+	args := []string{"mount", "--clock", a.clock, "--batch", a.batch}
+	if a.head != "" && a.head != "sim" {
+		h, err := filepath.Abs(strings.TrimPrefix(a.head, "profile:"))
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--head", "profile:"+h)
+	}
 	if len(a.opts) > 0 {
 		args = append(args, "-o", strings.Join(a.opts, ","))
 	}
