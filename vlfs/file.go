@@ -313,7 +313,9 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	if uint64(off) > fs.geo.maxFileSize() || uint64(length) > fs.geo.maxFileSize()-uint64(off) {
 		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrFileTooBig)
 	}
-	return fs.retryNoSpace(func() error { return fs.fallocateLocked(ino, uint64(off), uint64(off+length), mode&FallocKeepSize != 0) })
+	return fs.retryNoSpace(func() error {
+		return fs.fallocateLocked(ino, uint64(off), uint64(off+length), mode&FallocKeepSize != 0)
+	})
 }
 
 func (fs *FS) fallocateLocked(ino Ino, off, end uint64, keepSize bool) error {

@@ -38,6 +38,8 @@ type Report struct {
 	LogEntries  int64   `json:"log_entries"` // virtual-log entries written
 	LogLength   int64   `json:"log_length"`  // live entries since the last checkpoint
 	Checkpoints int64   `json:"checkpoints"`
+	BatchPolicy string  `json:"batch_policy"` // write batching in force (vlfs mount --batch)
+	BatchBlocks int     `json:"batch_blocks"` // its batch size in blocks; 0 = FIFO
 
 	FUSE         map[string]OpCount `json:"fuse,omitempty"` // requests by opcode
 	FUSERequests int64              `json:"fuse_requests"`
@@ -86,6 +88,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,
 		LogEntries: v.LogEntries, LogLength: v.LogLength, Checkpoints: v.Checkpoints,
+		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
 	}
 	for k, o := range st.Ops {
 		r.Ops[k] = OpBytes{o.Count, o.Bytes}

@@ -69,6 +69,7 @@ func (r Report) textSpace(w io.Writer) {
 	fmt.Fprintf(w, "utilisation\t%.1f%% (%d of %d blocks free)\n", 100*r.Utilization, r.FreeBlocks, r.TotalBlocks)
 	fmt.Fprintf(w, "virtual log\t%d entries written, %d live since the last checkpoint, %d checkpoints\n",
 		r.LogEntries, r.LogLength, r.Checkpoints)
+	fmt.Fprintf(w, "write batching\t%s, %d blocks per batch, reads first between batches\n", r.BatchPolicy, r.BatchBlocks)
 }
 
 func (r Report) textFUSE(w io.Writer) {
