@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/vlfs/vlfs/internal/mountinfo"
 )
 
 // Holder is one user of the disk file that unmounting would cut off from
@@ -24,7 +26,7 @@ type holderRoots struct {
 
 // systemRoots are the real ones.
 func systemRoots() holderRoots {
-	return holderRoots{sysBlock: "/sys/block", proc: "/proc", mountInfo: mountInfoPath}
+	return holderRoots{sysBlock: "/sys/block", proc: "/proc", mountInfo: mountinfo.Path}
 }
 
 // Holders lists what keeps the disk file at path in use: loop devices
@@ -36,18 +38,18 @@ func Holders(path string) ([]Holder, error) { return systemRoots().holders(path)
 
 func (r holderRoots) holders(path string) ([]Holder, error) {
 	loops := r.loopsOf(path)
-	mounts, err := readMounts(r.mountInfo)
+	mounts, err := mountinfo.Read(r.mountInfo)
 	if err != nil {
 		return nil, err
 	}
 	var hs []Holder
 	for _, m := range mounts {
-		if m.source == path {
-			hs = append(hs, Holder{fmt.Sprintf("%s mounted on %s from %s", m.fstype, m.point, path), "umount " + m.point})
+		if m.Source == path {
+			hs = append(hs, Holder{fmt.Sprintf("%s mounted on %s from %s", m.FSType, m.Point, path), "umount " + m.Point})
 		}
 		for _, l := range loops {
-			if m.source == l {
-				hs = append(hs, Holder{fmt.Sprintf("%s mounted on %s through %s", m.fstype, m.point, l), "umount " + m.point})
+			if m.Source == l {
+				hs = append(hs, Holder{fmt.Sprintf("%s mounted on %s through %s", m.FSType, m.Point, l), "umount " + m.Point})
 			}
 		}
 	}

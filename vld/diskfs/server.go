@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"bazil.org/fuse"
+	"github.com/vlfs/vlfs/internal/mountinfo"
 )
 
 // Server answers the kernel's requests for one mount of one Disk.
@@ -44,8 +45,8 @@ func Mount(dir string, d Disk, o Options) (*Server, error) {
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
 	s := Serve(c, abs, d, o)
-	if e, ok, _ := findMount(abs); ok {
-		s.connID = e.connID()
+	if e, ok, _ := mountinfo.Find(abs); ok {
+		s.connID = e.ConnID()
 	}
 	return s, nil
 }

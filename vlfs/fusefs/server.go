@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"bazil.org/fuse"
+	"github.com/vlfs/vlfs/internal/mountinfo"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -44,8 +45,8 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
 	s := Serve(c, abs, fsys, o)
-	if e, ok, _ := findMount(abs); ok {
-		s.connID = e.connID()
+	if e, ok, _ := mountinfo.Find(abs); ok {
+		s.connID = e.ConnID()
 	}
 	s.disablePoll()
 	return s, nil
