@@ -86,6 +86,9 @@ type MkfsOptions struct {
 	Model     *disk.Model
 	BlockSize int // default 4096
 	Progress  func(done, total int64)
+	// Head, when set, places mkfs's own writes (the root directory) with
+	// the profiled head model instead of the simulated one.
+	Head *profile.Profile
 }
 
 // Flags of Rename, as linux renameat2(2).

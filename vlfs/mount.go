@@ -30,7 +30,7 @@ func Mkfs(dev device.Device, o MkfsOptions) error {
 	if err := vld.Format(dev, fo); err != nil {
 		return fmt.Errorf("mkfs: %w", err)
 	}
-	vol, err := vld.Open(noClose{dev}, vld.Options{})
+	vol, err := vld.Open(noClose{dev}, vld.Options{Head: o.Head})
 	if err != nil {
 		return fmt.Errorf("mkfs: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -27,8 +28,9 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	sizeText := fl.String("size", "1GiB", "image size: 512MiB, 1GiB, 4G (binary), 4GB (decimal); a block device keeps its size")
 	force := fl.Bool("force", false, "format even if IMAGE already holds a file system or other data")
 	quiet := fl.Bool("quiet", false, "no progress report")
+	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--head sim|profile:FILE] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {
@@ -48,8 +50,13 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs mkfs: --size: %v\n", err)
 		return exitUsage
 	}
+	head, err := parseHead(*headText)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs mkfs: %v\n", err)
+		return exitUsage
+	}
 	sizeSet := flagSet(fl, "size")
-	m := mkfsJob{img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, stdout: stdout, stderr: stderr}
+	m := mkfsJob{head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, stdout: stdout, stderr: stderr}
 	if err := m.run(); err != nil {
 		fmt.Fprintf(stderr, "vlfs mkfs: %v\n", err)
 		return exitFailure
@@ -70,6 +77,7 @@ type mkfsJob struct {
 	size           int64
 	sizeSet, force bool
 	quiet          bool
+	head           *profile.Profile // nil: the simulated head
 	stdout, stderr io.Writer
 }
 
@@ -106,7 +114,7 @@ func (m *mkfsJob) run() error {
 }
 
 func (m *mkfsJob) format(dev device.Device) error {
-	o := vlfs.MkfsOptions{Model: m.model}
+	o := vlfs.MkfsOptions{Model: m.model, Head: m.head}
 	if !m.quiet && dev.Size() >= mkfsProgressMin {
 		o.Progress = progressPrinter(m.stderr, "formatting")
 	}

@@ -86,6 +86,8 @@ func TestMkfsUsage(t *testing.T) {
 		{"mkfs", img, "extra"},
 		{"mkfs", "--size", "lots", img},
 		{"mkfs", "--disk", "no-such-disk", img},
+		{"mkfs", "--head", "guess", img},
+		{"mkfs", "--head", "profile:/no/such/profile.json", img},
 	} {
 		if code, _, errs := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d: %s", args, code, exitUsage, errs)
@@ -93,5 +95,22 @@ func TestMkfsUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(img); !os.IsNotExist(err) {
 		t.Fatal("a refused mkfs left an image behind")
+	}
+}
+
+// TestMkfsProfiledHead formats with the profiled head model and checks the
+// image mounts and is clean: mkfs's own writes went where the profile said.
+func TestMkfsProfiledHead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.json")
+	if code, _, errs := runCLI(t, "profile", "sim:st19101", "--out", p, "--size", "32MiB", "--skip-kib", "128", "--think-ms", "2", "--reps", "2", "--quiet"); code != exitOK {
+		t.Fatalf("profile: %s", errs)
+	}
+	img := filepath.Join(dir, "a.img")
+	if code, _, errs := runCLI(t, "mkfs", "--size", "32MiB", "--quiet", "--head", "profile:"+p, img); code != exitOK {
+		t.Fatalf("mkfs --head: exit %d: %s", code, errs)
+	}
+	if code, out, errs := runCLI(t, "fsck", img); code != exitOK {
+		t.Fatalf("fsck after mkfs --head: exit %d\n%s%s", code, out, errs)
 	}
 }
