@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vlfs/vlfs/internal/fstest"
+)
+
+// TestCrashtestSeq1Quick runs the first seq-1 workloads through the CLI
+// and reads the --json summary.
+func TestCrashtestSeq1Quick(t *testing.T) {
+	code, out, errs := runCLI(t, "crashtest", "--workloads", "seq1", "--first", "24", "--json", "--save", "")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var res struct {
+		Workloads   int `json:"workloads"`
+		CrashStates int `json:"crash_states"`
+		Failures    int `json:"failures"`
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, k := range []string{"workloads", "crash_states", "failures", "seconds"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("--json lacks %q: %s", k, out)
+		}
+	}
+	json.Unmarshal([]byte(out), &res)
+	if res.Workloads != 24 || res.CrashStates < 24 || res.Failures != 0 {
+		t.Errorf("summary %s", out)
+	}
+}
+
+// TestCrashtestWorkloadFile runs each committed example workload, and one
+// state of one of them as a replay command would.
+func TestCrashtestWorkloadFile(t *testing.T) {
+	ex, err := filepath.Glob("../../testdata/crash/examples/*.wl")
+	if err != nil || len(ex) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, f := range ex {
+		if code, out, errs := runCLI(t, "crashtest", "--workload", f, "--save", ""); code != exitOK {
+			t.Errorf("%s: exit %d\n%s%s", f, code, out, errs)
+		}
+	}
+	code, out, errs := runCLI(t, "crashtest", "--workload", ex[0], "--mode", "buffered", "--state", "flushes=1", "--save", "")
+	if code != exitOK || !strings.HasPrefix(out, "1 workloads, 1 crash states, 0 failures") {
+		t.Errorf("replay of one state: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+func TestCrashtestUsage(t *testing.T) {
+	bad := [][]string{
+		{}, // nothing to run
+		{"--workloads", "seq1", "--workload", "x"}, // both
+		{"--workloads", "seq9"},
+		{"--workload", "/nonexistent.wl"},
+		{"--workloads", "seq1", "--state", "flushes=1"}, // a state needs one workload
+		{"--workloads", "seq1", "extra"},
+	}
+	for _, args := range bad {
+		if code, _, _ := runCLI(t, append([]string{"crashtest"}, args...)...); code != exitUsage {
+			t.Errorf("crashtest %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "bad.wl")
+	os.WriteFile(wl, []byte("creat A/f\n---\nsync\n"), 0o644) // a setup op that fails: no parent
+	if code, _, errs := runCLI(t, "crashtest", "--workload", wl, "--save", ""); code != exitFailure {
+		t.Errorf("a workload whose setup fails: exit %d (%s)", code, errs)
+	}
+}
+
+// TestCrashtestKill: the process-crash test with two SIGKILLs.
+func TestCrashtestKill(t *testing.T) {
+	if ok, why := fstest.Available(); !ok {
+		t.Skip(why)
+	}
+	buildVLFS(t)
+	code, out, errs := runCLI(t, "crashtest", "--kill", "2", "--seed", "3", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var res struct{ Rounds, Files, Failures int }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Rounds != 2 || res.Files == 0 || res.Failures != 0 {
+		t.Errorf("summary %s (%v)", out, err)
+	}
+}

@@ -1,0 +1,303 @@
+package crashtest
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/fusefs"
+)
+
+// ErrKill is wrapped by errors that stop a kill test from running (not by
+// durability failures, which KillResult lists).
+var ErrKill = errors.New("crashtest: kill test")
+
+// KillConfig tunes Kill. Binary and Dir are required.
+type KillConfig struct {
+	Binary    string        // the vlfs binary whose `mount` serves the image
+	Dir       string        // work directory: image, mount point, manifest, daemon log
+	Rounds    int           // SIGKILLs (default 3)
+	Seed      int64         // seeds the kill moments and file sizes
+	ImageSize int64         // default 64 MiB
+	MaxRun    time.Duration // longest a round writes before the kill (default 500ms)
+	Progress  io.Writer     // a line per round, if set
+}
+
+// KillResult is what Kill found.
+type KillResult struct {
+	Rounds   int      `json:"rounds"`
+	Files    int      `json:"files"`    // manifest entries at the end (each verified after every kill)
+	Verified int      `json:"verified"` // manifest checks made in all
+	Seconds  float64  `json:"seconds"`
+	Failures []string `json:"failure_list,omitempty"`
+}
+
+// Kill runs the process-crash test: per round it starts `vlfs mount` on
+// the image (recovering the last kill), verifies the manifest through the
+// mount, lets a writer create and fsync files (adding each to the manifest
+// only after its fsync returned), SIGKILLs the daemon at a seeded random
+// moment, detaches the dead mount, and checks the image in-process
+// (recovery, (*vlfs.FS).Check, every manifest entry). A last mount verifies
+// the manifest once more and unmounts cleanly.
+func Kill(cfg KillConfig) (KillResult, error) {
+	cfg.Rounds = cmp.Or(cfg.Rounds, 3)
+	cfg.ImageSize = cmp.Or(cfg.ImageSize, 64<<20)
+	cfg.MaxRun = cmp.Or(cfg.MaxRun, 500*time.Millisecond)
+	k := &killer{cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), manifest: map[string]int64{},
+		img: filepath.Join(cfg.Dir, "kill.img"), mnt: filepath.Join(cfg.Dir, "mnt")}
+	start := time.Now()
+	if err := k.prepare(); err != nil {
+		return KillResult{}, err
+	}
+	for r := 1; r <= cfg.Rounds; r++ {
+		if err := k.round(r); err != nil {
+			return k.result(start), err
+		}
+	}
+	if err := k.final(); err != nil {
+		return k.result(start), err
+	}
+	return k.result(start), nil
+}
+
+// killer is the state of one kill test.
+type killer struct {
+	cfg      KillConfig
+	rng      *rand.Rand
+	img, mnt string
+	manifest map[string]int64 // file name -> content seed; content is fileData(seed)
+	order    []string
+	verified int
+	failures []string
+}
+
+func (k *killer) result(start time.Time) KillResult {
+	return KillResult{Rounds: k.cfg.Rounds, Files: len(k.manifest), Verified: k.verified,
+		Seconds: time.Since(start).Seconds(), Failures: k.failures}
+}
+
+func (k *killer) fail(format string, args ...any) {
+	k.failures = append(k.failures, fmt.Sprintf(format, args...))
+}
+
+func (k *killer) logf(format string, args ...any) {
+	if k.cfg.Progress != nil {
+		fmt.Fprintf(k.cfg.Progress, "crashtest kill: "+format+"\n", args...)
+	}
+}
+
+// prepare formats the image and makes the mount point.
+func (k *killer) prepare() error {
+	if err := os.MkdirAll(k.mnt, 0o755); err != nil {
+		return fmt.Errorf("%w: %w", ErrKill, err)
+	}
+	model, err := disk.Preset(DefaultDisk)
+	if err != nil {
+		return err
+	}
+	dev, err := device.OpenFile(k.img, device.FileOptions{Create: true, Size: k.cfg.ImageSize})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrKill, err)
+	}
+	defer dev.Close()
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: model}); err != nil {
+		return fmt.Errorf("%w: mkfs: %w", ErrKill, err)
+	}
+	return nil
+}
+
+// round is one mount, write, SIGKILL, check cycle.
+func (k *killer) round(r int) error {
+	d, err := k.startDaemon()
+	if err != nil {
+		return err
+	}
+	k.verifyDir(fmt.Sprintf("round %d, through the mount", r))
+	run := time.Duration(k.rng.Int63n(int64(k.cfg.MaxRun))) + 10*time.Millisecond
+	w := newWriter(k, r)
+	done := make(chan struct{})
+	go func() { defer close(done); w.loop() }()
+	time.Sleep(run)
+	killErr := d.kill()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		k.fail("round %d: the writer is still blocked 30 s after the daemon was killed", r)
+	}
+	detach(k.mnt)
+	if killErr != nil {
+		return killErr
+	}
+	w.commit()
+	k.logf("round %d: killed after %v; %d files fsync'd this round, %d in the manifest", r, run.Round(time.Millisecond), w.acked, len(k.manifest))
+	if !w.stopped() {
+		k.fail("round %d: the writer saw no error after the kill", r)
+	}
+	return k.checkImage(fmt.Sprintf("round %d, after SIGKILL", r))
+}
+
+// final mounts once more, verifies, and unmounts cleanly.
+func (k *killer) final() error {
+	d, err := k.startDaemon()
+	if err != nil {
+		return err
+	}
+	k.verifyDir("final mount")
+	if err := d.unmount(k.mnt); err != nil {
+		return err
+	}
+	return k.checkImage("after the final clean unmount")
+}
+
+// verifyDir reads every manifest entry through the mount.
+func (k *killer) verifyDir(when string) {
+	for _, name := range k.order {
+		got, err := os.ReadFile(filepath.Join(k.mnt, name))
+		k.verified++
+		if err != nil {
+			k.fail("%s: manifest entry %s: %v", when, name, err)
+			continue
+		}
+		if want := fileData(k.manifest[name]); string(got) != string(want) {
+			k.fail("%s: manifest entry %s: %d bytes, want %d (or content differs)", when, name, len(got), len(want))
+		}
+	}
+}
+
+// checkImage recovers the image in-process (read-only), runs Check and
+// verifies every manifest entry: the fsck step.
+func (k *killer) checkImage(when string) error {
+	dev, err := device.OpenFile(k.img, device.FileOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%w: %s: opening the image: %w", ErrKill, when, err)
+	}
+	fs, err := vlfs.Mount(dev, vlfs.Options{ReadOnly: true})
+	if err != nil {
+		dev.Close()
+		k.fail("%s: recovery failed: %v", when, err)
+		return nil
+	}
+	defer fs.Close()
+	if err := fs.Check(); err != nil {
+		k.fail("%s: fsck: %v", when, err)
+	}
+	ex := executor{fs}
+	for _, name := range k.order {
+		k.verified++
+		ino, err := ex.resolve(name)
+		if err != nil {
+			k.fail("%s: fsck view: manifest entry %s: %v", when, name, err)
+			continue
+		}
+		want := fileData(k.manifest[name])
+		got, err := readFile(fs, ino, uint64(len(want)))
+		if a, aerr := fs.GetAttr(ino); aerr != nil || err != nil || a.Size != uint64(len(want)) || got != string(want) {
+			k.fail("%s: fsck view: manifest entry %s differs (%v %v)", when, name, err, aerr)
+		}
+	}
+	return nil
+}
+
+// fileData is the content of a manifest file with this seed: 1 byte to
+// 96 KiB, so files span direct and indirect blocks.
+func fileData(seed int64) []byte {
+	r := rand.New(rand.NewSource(seed))
+	b := make([]byte, 1+r.Intn(96<<10))
+	r.Read(b)
+	return b
+}
+
+// detach lazily unmounts a mount point whose daemon died (fusermount3 -u -z).
+func detach(mnt string) {
+	if err := fusefs.Unmount(mnt, true); err != nil && !errors.Is(err, fusefs.ErrNotMounted) {
+		_ = exec.Command("fusermount3", "-u", "-z", mnt).Run()
+	}
+}
+
+// daemon is one `vlfs mount` child process.
+type daemon struct {
+	cmd    *exec.Cmd
+	exited chan error
+}
+
+// startDaemon runs `vlfs mount IMG MNT` in the foreground (as a child we
+// can SIGKILL) and waits until the mount is up.
+func (k *killer) startDaemon() (*daemon, error) {
+	logf, err := os.OpenFile(filepath.Join(k.cfg.Dir, "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKill, err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(k.cfg.Binary, "mount", k.img, k.mnt)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%w: starting %s mount: %w", ErrKill, k.cfg.Binary, err)
+	}
+	d := &daemon{cmd: cmd, exited: make(chan error, 1)}
+	go func() { d.exited <- cmd.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if typ, ok, _ := fusefs.MountType(k.mnt); ok && typ == "fuse.vlfs" {
+			return d, nil
+		}
+		select {
+		case err := <-d.exited:
+			return nil, fmt.Errorf("%w: vlfs mount exited before the mount was up (%v); see %s", ErrKill, err, logf.Name())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	d.kill()
+	detach(k.mnt)
+	return nil, fmt.Errorf("%w: the mount was not up after 20 s; see %s", ErrKill, logf.Name())
+}
+
+// kill sends SIGKILL and reaps the process.
+func (d *daemon) kill() error {
+	if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("%w: SIGKILL: %w", ErrKill, err)
+	}
+	select {
+	case <-d.exited:
+		return nil
+	case <-time.After(20 * time.Second):
+		return fmt.Errorf("%w: the daemon did not exit 20 s after SIGKILL", ErrKill)
+	}
+}
+
+// unmount unmounts cleanly and waits for the daemon to close the image.
+func (d *daemon) unmount(mnt string) error {
+	var err error
+	for range 50 {
+		if err = fusefs.Unmount(mnt, false); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		d.kill()
+		detach(mnt)
+		return fmt.Errorf("%w: unmount: %w", ErrKill, err)
+	}
+	select {
+	case err := <-d.exited:
+		if err != nil {
+			return fmt.Errorf("%w: the daemon exited with %v after unmount", ErrKill, err)
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		d.kill()
+		return fmt.Errorf("%w: the daemon still running 30 s after unmount", ErrKill)
+	}
+}

@@ -1,0 +1,37 @@
+package crashtest
+
+import (
+	"flag"
+	"testing"
+	"time"
+)
+
+var seq1All = flag.Bool("crashtest.seq1", false, "run the whole seq-1 set (minutes)")
+
+// TestSeq1Subset checks every 12th seq-1 workload (all of them with
+// -crashtest.seq1): no crash state may break a rule.
+func TestSeq1Subset(t *testing.T) {
+	ws := Seq1()
+	step := 12
+	if *seq1All {
+		step = 1
+	}
+	var sub []Workload
+	for i := 0; i < len(ws); i += step {
+		sub = append(sub, ws[i])
+	}
+	start := time.Now()
+	res := Run(sub, Config{Seed: 1, NoShrink: true})
+	t.Logf("%d workloads, %d crash states, %d failing, %v", res.Workloads, res.CrashStates, res.Failures, time.Since(start))
+	for _, e := range res.Errors {
+		t.Error(e)
+	}
+	for _, r := range res.Reports {
+		for _, f := range r.Failures {
+			t.Errorf("%v\n%s", f, f.Workload)
+		}
+	}
+	if res.CrashStates < res.Workloads {
+		t.Errorf("only %d crash states for %d workloads", res.CrashStates, res.Workloads)
+	}
+}
