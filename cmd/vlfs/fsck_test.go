@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// fsckImageFixture makes a small image holding /d/f, /g and /d/e/h with
+// known contents and returns its path and the inode numbers by path.
+func fsckImageFixture(t *testing.T) (string, map[string]vlfs.Ino) {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "a.img")
+	mustRun(t, "mkfs", "--size", "16MiB", img)
+	fs := openFS(t, img, false)
+	inos := map[string]vlfs.Ino{}
+	mk := func(dir vlfs.Ino, name, path string, isDir bool) vlfs.Ino {
+		var a vlfs.Attr
+		var err error
+		if isDir {
+			a, err = fs.Mkdir(dir, name, 0o755, 0, 0)
+		} else {
+			a, err = fs.Create(dir, name, 0o644, 0, 0)
+			if err == nil {
+				_, err = fs.Write(a.Ino, 0, fsckContent(path))
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		inos[path] = a.Ino
+		return a.Ino
+	}
+	d := mk(vlfs.RootIno, "d", "/d", true)
+	mk(d, "f", "/d/f", false)
+	mk(vlfs.RootIno, "g", "/g", false)
+	mk(mk(d, "e", "/d/e", true), "h", "/d/e/h", false)
+	if err := fs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return img, inos
+}
+
+func fsckContent(path string) []byte { return bytes.Repeat([]byte(path), 3000) }
+
+func openFS(t *testing.T, img string, ro bool) *vlfs.FS {
+	t.Helper()
+	dev, err := device.OpenFile(img, device.FileOptions{ReadOnly: ro})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := vlfs.Mount(dev, vlfs.Options{ReadOnly: ro})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// TestFsckRepairCLI damages an image with `vlfs inspect --damage`, one
+// kind of damage per case: fsck must exit 4 and name the damage; fsck
+// --repair must exit 1 (or 4 for damage it cannot fix, leaving the image
+// as it was); then fsck must exit 0 and the files still reachable keep
+// their bytes.
+func TestFsckRepairCLI(t *testing.T) {
+	tests := []struct {
+		name    string
+		surgery func(inos map[string]vlfs.Ino) []string
+		kind    vlfs.FindingKind
+		fixable bool
+		gone    string // a path that is expected elsewhere after repair
+	}{
+		{"nlink", func(i map[string]vlfs.Ino) []string { return []string{"--set-nlink", fmt.Sprintf("%d:3", i["/g"])} }, vlfs.FindLinkCount, true, ""},
+		{"blocks", func(i map[string]vlfs.Ino) []string { return []string{"--set-blocks", fmt.Sprintf("%d:40", i["/d/f"])} }, vlfs.FindBlockCount, true, ""},
+		{"drop entry", func(i map[string]vlfs.Ino) []string {
+			return []string{"--drop-entry", fmt.Sprintf("%d:g", vlfs.RootIno)}
+		}, vlfs.FindUnreachable, true, "/g"},
+		{"orphan directory", func(i map[string]vlfs.Ino) []string { return []string{"--orphan", fmt.Sprint(i["/d/e"])} }, vlfs.FindUnreachable, true, "/d/e/h"},
+		{"leak block", func(map[string]vlfs.Ino) []string { return []string{"--leak-block"} }, vlfs.FindLeakedBlock, true, ""},
+		{"parent", func(i map[string]vlfs.Ino) []string { return []string{"--set-parent", fmt.Sprintf("%d:1", i["/d/e"])} }, vlfs.FindParent, true, ""},
+		{"shared block", func(i map[string]vlfs.Ino) []string {
+			return []string{"--share-block", fmt.Sprintf("%d:%d", i["/g"], i["/d/f"])}
+		}, vlfs.FindMount, false, ""},
+		{"corrupt directory block", func(i map[string]vlfs.Ino) []string {
+			return []string{"--corrupt", fmt.Sprintf("%d:100", i["dirblock"])}
+		}, vlfs.FindUnreadable, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			img, inos := fsckImageFixture(t)
+			fs := openFS(t, img, true)
+			rec, err := fs.InodeRecord(inos["/d"])
+			fs.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			inos["dirblock"] = vlfs.Ino(rec.Direct[0])
+			mustRun(t, append(append([]string{"inspect", "--damage"}, tt.surgery(inos)...), img)...)
+			if r := fsckJSON(t, exitUncorrect, img); !hasFinding(r.Findings, tt.kind) {
+				t.Fatalf("fsck found %+v, want %q", r.Findings, tt.kind)
+			}
+			if !tt.fixable {
+				if r := fsckJSON(t, exitUncorrect, "--repair", img); len(r.Fixed) != 0 {
+					t.Fatalf("unfixable damage, yet fixed %q", r.Fixed)
+				}
+				return
+			}
+			if r := fsckJSON(t, exitCorrected, "--repair", img); len(r.Fixed) == 0 {
+				t.Fatalf("repair fixed nothing: %+v", r)
+			}
+			fsckJSON(t, exitOK, img)
+			checkContents(t, img, inos, tt.gone)
+		})
+	}
+}
+
+func fsckJSON(t *testing.T, wantCode int, args ...string) fsckResult {
+	t.Helper()
+	code, out, errs := runCLI(t, append([]string{"fsck", "--json"}, args...)...)
+	var r fsckResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != wantCode || r.ExitCode != code {
+		t.Fatalf("fsck %s: exit %d, want %d (%v)\n%s%s", strings.Join(args, " "), code, wantCode, err, out, errs)
+	}
+	return r
+}
+
+func hasFinding(fds []vlfs.Finding, k vlfs.FindingKind) bool {
+	for _, f := range fds {
+		if f.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// checkContents reads every file at its path, or under /lost+found when
+// repair moved it there (moved names the original path).
+func checkContents(t *testing.T, img string, inos map[string]vlfs.Ino, moved string) {
+	t.Helper()
+	fs := openFS(t, img, true)
+	defer fs.Close()
+	for _, p := range []string{"/d/f", "/g", "/d/e/h"} {
+		path := p
+		if p == moved {
+			top := inos[p]
+			if p == "/d/e/h" {
+				top = inos["/d/e"]
+			}
+			path = strings.Replace(p, filepath.Dir(p), fmt.Sprintf("/lost+found/#%d", top), 1)
+			if p == "/g" {
+				path = fmt.Sprintf("/lost+found/#%d", top)
+			}
+		}
+		got := readFile(t, fs, path)
+		if !bytes.Equal(got, fsckContent(p)) {
+			t.Errorf("%s (was %s): %d bytes, want %d", path, p, len(got), len(fsckContent(p)))
+		}
+	}
+}
+
+func readFile(t *testing.T, fs *vlfs.FS, path string) []byte {
+	t.Helper()
+	ino := vlfs.RootIno
+	for _, name := range strings.Split(strings.Trim(path, "/"), "/") {
+		a, err := fs.Lookup(ino, name)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		}
+		ino = a.Ino
+	}
+	a, err := fs.GetAttr(ino)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, a.Size)
+	n, err := fs.Read(ino, 0, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf[:n]
+}
+
+// TestInspectViews prints every view of a fresh image.
+func TestInspectViews(t *testing.T) {
+	img, inos := fsckImageFixture(t)
+	for _, args := range [][]string{{}, {"superblock"}, {"checkpoint"}, {"tail"}, {"imap"}, {"inode", fmt.Sprint(inos["/g"])}, {"dir", "1"}} {
+		out := mustRun(t, append([]string{"inspect", "--json", img}, args...)...)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &m); err != nil || len(m) == 0 {
+			t.Errorf("inspect %v: %v\n%s", args, err, out)
+		}
+		if len(args) > 0 && args[0] == "dir" && !strings.Contains(out, `"g"`) {
+			t.Errorf("inspect dir 1 does not list g:\n%s", out)
+		}
+	}
+	if code, _, errs := runCLI(t, "inspect", "--set-nlink", "2:5", img); code != exitUsage || !strings.Contains(errs, "--damage") {
+		t.Errorf("surgery without --damage: exit %d: %s", code, errs)
+	}
+	fsckJSON(t, exitOK, img)
+}

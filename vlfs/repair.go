@@ -1,0 +1,118 @@
+package vlfs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// LostFound is the directory of the root where Repair links the inodes it
+// finds in use but unreachable.
+const LostFound = "lost+found"
+
+// RepairResult is what Repair found, did and left.
+type RepairResult struct {
+	Found []Finding `json:"found"` // before any change
+	Fixed []string  `json:"fixed"` // one line per change made
+	Left  []Finding `json:"left"`  // on a fresh mount after the repair
+}
+
+// Repair checks the file system on dev and fixes what is safe to fix:
+// entries naming free inodes are removed and wrong entry types corrected;
+// inodes with no link that nobody can open any more are reclaimed (what a
+// mount does); inodes in use but unreachable go to /lost+found (created if
+// missing); link counts, block counts, parents and file sizes (grown to
+// cover their blocks) are corrected; inode blocks holding no inode in use
+// are freed. It never frees a block that something reachable references.
+//
+// If it finds damage it cannot fix (a block referenced twice, a metadata
+// block that does not decode, an image that does not mount) it changes
+// nothing. Changes reach the disk through one ordinary commit, so a crash
+// during the repair leaves the image as it was before or as repaired.
+// Afterwards it mounts the image again read-only and checks it: Left
+// holds what remains. dev stays open.
+func Repair(dev device.Device, o Options) (*RepairResult, error) {
+	res := &RepairResult{Found: []Finding{}, Fixed: []string{}, Left: []Finding{}}
+	o.ReadOnly = false
+	fs, err := mountForRepair(noClose{dev}, o)
+	if err != nil {
+		if !isDamage(err) {
+			return nil, err
+		}
+		res.Found = append(res.Found, Finding{Kind: FindMount, Detail: err.Error()})
+		res.Left = res.Found
+		return res, nil
+	}
+	if err := fs.repair(res); err != nil {
+		fs.Close()
+		return res, err
+	}
+	if err := fs.Close(); err != nil {
+		return res, fmt.Errorf("repair: commit: %w", err)
+	}
+	o.ReadOnly = true
+	left, err := CheckDevice(noClose{dev}, o)
+	if err != nil {
+		return res, err
+	}
+	res.Left = left
+	return res, nil
+}
+
+// CheckDevice mounts dev (read-only if o says so) and returns Check's
+// findings, or one FindMount finding when the image does not mount.
+// The error is for failures that are not damage (I/O, bad options). dev
+// is closed (pass a wrapper to keep it).
+func CheckDevice(dev device.Device, o Options) ([]Finding, error) {
+	fs, err := Mount(dev, o)
+	if err != nil {
+		if isDamage(err) {
+			return []Finding{{Kind: FindMount, Detail: err.Error()}}, nil
+		}
+		return nil, err
+	}
+	defer fs.Close()
+	return fs.Findings()
+}
+
+// isDamage tells damage on the image from failures to read it at all.
+func isDamage(err error) bool {
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNeedsRepair) ||
+		errors.Is(err, vld.ErrCorrupt) || errors.Is(err, vld.ErrNotFormatted)
+}
+
+// mountForRepair is Mount without reclaiming inodes with no link: a link
+// count damaged to 0 must not free a file that directories still name.
+// No background flusher runs: the repair commits once, at Close.
+func mountForRepair(dev device.Device, o Options) (*FS, error) {
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, Logf: o.Logf, Head: o.Head})
+	if err != nil {
+		if errors.Is(err, vld.ErrCorrupt) {
+			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+		}
+		return nil, fmt.Errorf("mount: %w", err)
+	}
+	fs, err := mountVolumeForRepair(vol, o)
+	if err != nil {
+		vol.Close()
+		return nil, fmt.Errorf("mount: %w", err)
+	}
+	return fs, nil
+}
+
+func mountVolumeForRepair(vol *vld.Volume, o Options) (*FS, error) {
+	if vol.Kind() != volumeKind {
+		return nil, fmt.Errorf("volume holds %q, not vlfs: %w", vol.Kind(), ErrInvalid)
+	}
+	o.ReadOnly = true // mountVolume must not reclaim or start the flusher
+	fs, err := mountVolume(vol, o)
+	if err != nil {
+		return nil, err
+	}
+	fs.lock()
+	fs.readOnly, fs.opts.ReadOnly = false, false
+	fs.unlock()
+	return fs, nil
+}
