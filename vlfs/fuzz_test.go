@@ -1,90 +1,62 @@
 package vlfs
 
 import (
-	"encoding/binary"
-	"fmt"
+	"math/rand"
 	"testing"
-	"time"
-
-	"github.com/vlfs/vlfs/vld/device"
 )
 
-// FuzzMountCorrupt damages a small populated image (the fuzzer picks
-// offsets and XOR masks) and mounts it: Mount must fail cleanly or give a
-// file system whose Check and operations return errors, never panic.
+// FuzzMountCorrupt runs fuzzMount (fuzz.go), the target its go-fuzz
+// adapter FuzzGoMountCorrupt runs too, on one base image built once.
 func FuzzMountCorrupt(f *testing.F) {
-	img := fuzzBaseImage(f)
+	img, err := fuzzBaseImage()
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add([]byte{})
 	f.Add([]byte{0, 0, 0x50, 0, 0xff})
 	f.Add([]byte{0, 0x10, 0x30, 0, 0x01, 0, 0x20, 0x60, 0, 0x80})
 	f.Fuzz(func(t *testing.T, damage []byte) {
-		dev := device.MemFrom(img)
-		size := uint32(len(img))
-		for ; len(damage) >= 5; damage = damage[5:] {
-			off := binary.LittleEndian.Uint32(damage) % size
-			b := []byte{0}
-			dev.ReadAt(b, int64(off))
-			b[0] ^= damage[4]
-			dev.WriteAt(b, int64(off))
+		if _, err := fuzzMount(img, damage); err != nil {
+			t.Fatal(err)
 		}
-		fs, err := Mount(dev, Options{FlushInterval: time.Hour})
-		if err != nil {
-			return
-		}
-		defer fs.Close()
-		_ = fs.Check()
-		exercise(fs)
 	})
 }
 
-// exercise runs a few operations over the whole tree, ignoring errors.
-func exercise(fs *FS) {
-	var walk func(ino Ino, depth int)
-	walk = func(ino Ino, depth int) {
-		ents, err := fs.ReadDir(ino)
-		if err != nil || depth > 4 {
-			return
+// FuzzOpsModel drives the reference model of model_test.go with the
+// fuzzer's bytes as its source of choices: each byte picks an operation
+// or an argument; the file system must agree with the model after every
+// operation, at remounts and at the end. Native engine only: the model
+// is test code (docs/fuzzing.md).
+func FuzzOpsModel(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("create write rename link unlink mkdir sync remount"))
+	f.Add([]byte{0, 1, 2, 3, 10, 20, 30, 40, 50, 60, 70, 80, 90, 3, 9, 27, 81, 243, 200, 100, 50, 25})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 400 {
+			data = data[:400]
 		}
-		for _, e := range ents[2:] {
-			fs.GetAttr(e.Ino)
-			fs.Read(e.Ino, 0, make([]byte, 9000))
-			fs.Readlink(e.Ino)
-			fs.Listxattr(e.Ino)
-			fs.Write(e.Ino, 100, []byte("x"))
-			walk(e.Ino, depth+1)
-		}
-		fs.Create(ino, "new", 0o644, 0, 0)
-		for _, e := range ents[2:] {
-			fs.Unlink(ino, e.Name)
-			fs.Rmdir(ino, e.Name)
-		}
-	}
-	walk(RootIno, 0)
-	fs.Sync()
+		r := &modelRun{t: t, rng: rand.New(&byteSource{b: data}), im: newImage(t, 8<<20),
+			root: &mNode{dir: true, kids: map[string]*mNode{}, nlink: 2}}
+		r.root.up = r.root
+		r.run(len(data) / 3)
+	})
 }
 
-func fuzzBaseImage(f *testing.F) []byte {
-	dev := device.NewMem(2 << 20)
-	if err := Mkfs(dev, MkfsOptions{Model: testModel(f)}); err != nil {
-		f.Fatal(err)
-	}
-	fs, err := Mount(noClose{dev}, Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	d, _ := fs.Mkdir(RootIno, "d", 0o755, 0, 0)
-	for i := range 20 {
-		a, err := fs.Create(d.Ino, fmt.Sprintf("f%d", i), 0o644, 0, 0)
-		if err != nil {
-			f.Fatal(err)
-		}
-		fs.Write(a.Ino, int64(i*4096), make([]byte, 100+i*700))
-		fs.Setxattr(a.Ino, "user.i", []byte{byte(i)}, 0)
-	}
-	fs.Symlink(RootIno, "l", "d/f1", 0, 0)
-	fs.Write(2, 60<<10, []byte("past the direct blocks"))
-	if err := fs.Close(); err != nil {
-		f.Fatal(err)
-	}
-	return dev.Bytes()
+// byteSource is a rand.Source that hands out the fuzzer's bytes, one per
+// draw (spread over the word, so that both Intn's masking and its modulo
+// see it), then zeros.
+type byteSource struct {
+	b []byte
+	i int
 }
+
+func (s *byteSource) Int63() int64 {
+	if s.i >= len(s.b) {
+		return 0
+	}
+	v := uint64(s.b[s.i])
+	s.i++
+	return int64(v * 0x0101010101010101 >> 1)
+}
+
+func (s *byteSource) Seed(int64) {}

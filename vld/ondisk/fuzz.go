@@ -1,0 +1,110 @@
+package ondisk
+
+import (
+	"fmt"
+	"runtime/metrics"
+	"time"
+)
+
+// This file holds the fuzz targets of the package, one function per
+// decoder, shared by the two engines: the native targets (fuzz_test.go,
+// `go test -fuzz`) and the go-fuzz adapters (gofuzz.go, built only with
+// the gofuzz tag). Each returns go-fuzz's score (1: the input decoded) and
+// an error when a property fails: what a decoder accepts must re-encode
+// (and decode again), and no input may make it allocate more than
+// fuzzAllocLimit. A decoder panic propagates: both engines report it.
+// Each target decodes the bytes as given and a copy with a valid CRC, so
+// that mutations get past the checksum and reach the field checks.
+
+// Limits of one input: the most it may make a decoder allocate, and how
+// long it may run before a timer panics (a hang; the native engine has no
+// time limit of its own, and both engines report the panic).
+const (
+	fuzzAllocLimit = 256 << 20
+	fuzzHangLimit  = 10 * time.Second
+)
+
+// fuzzAllocs runs fn and fails if it allocated more than fuzzAllocLimit
+// or panics if it ran longer than fuzzHangLimit.
+func fuzzAllocs(fn func() (int, error)) (int, error) {
+	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
+	defer hang.Stop()
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	n, err := fn()
+	metrics.Read(s)
+	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
+		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
+	}
+	return n, err
+}
+
+// fuzzVariants returns b and a copy with its trailing CRC recomputed.
+func fuzzVariants(b []byte) [][]byte {
+	if len(b) < 64 {
+		return [][]byte{b}
+	}
+	c := append([]byte(nil), b...)
+	seal(c)
+	return [][]byte{b, c}
+}
+
+// fuzzDecode runs decode on both variants; reencode (may be nil) checks
+// what decoded.
+func fuzzDecode[T any](data []byte, decode func([]byte) (T, error), reencode func(T, int) error) (int, error) {
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range fuzzVariants(data) {
+			v, err := decode(x)
+			if err != nil {
+				continue
+			}
+			score = 1
+			if reencode != nil {
+				if err := reencode(v, len(x)); err != nil {
+					return 0, err
+				}
+			}
+		}
+		return score, nil
+	})
+}
+
+func fuzzDecodeEntry(data []byte) (int, error) {
+	return fuzzDecode(data, DecodeEntry, func(e *Entry, n int) error {
+		out := make([]byte, n)
+		if err := e.Encode(out); err != nil {
+			return fmt.Errorf("decoded entry does not re-encode: %w", err)
+		}
+		if _, err := DecodeEntry(out); err != nil {
+			return fmt.Errorf("re-encoded entry rejected: %w", err)
+		}
+		return nil
+	})
+}
+
+func fuzzDecodeCheckpoint(data []byte) (int, error) {
+	return fuzzDecode(data, DecodeCheckpoint, func(c *Checkpoint, n int) error {
+		out := make([]byte, n)
+		if err := c.Encode(out); err != nil {
+			return fmt.Errorf("decoded checkpoint does not re-encode: %w", err)
+		}
+		if _, err := DecodeCheckpoint(out); err != nil {
+			return fmt.Errorf("re-encoded checkpoint rejected: %w", err)
+		}
+		return nil
+	})
+}
+
+func fuzzDecodeDirBlock(data []byte) (int, error) {
+	return fuzzDecode(data, DecodeDirBlock, nil)
+}
+
+func fuzzDecodeTail(data []byte) (int, error) {
+	return fuzzDecode(data, DecodeTail, nil)
+}
+
+func fuzzDecodeSuperblock(data []byte) (int, error) {
+	return fuzzDecode(data, DecodeSuperblock, nil)
+}

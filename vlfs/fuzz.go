@@ -1,0 +1,145 @@
+package vlfs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime/metrics"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// This file holds the mount-and-recover fuzz target, shared by the native
+// target FuzzMountCorrupt (fuzz_test.go) and the go-fuzz adapter
+// FuzzGoMountCorrupt (gofuzz.go).
+
+// Limits of one fuzz input. A hang is reported by a panic from a timer
+// (both engines treat it as a crasher).
+const (
+	fuzzAllocLimit = 256 << 20
+	fuzzHangLimit  = 20 * time.Second
+)
+
+// fuzzBaseImage returns a small populated image for fuzzMount to damage:
+// a 2 MiB volume with a directory of 20 files (data, xattrs), a symlink
+// and a sparse file with an indirect block.
+func fuzzBaseImage() ([]byte, error) {
+	m, err := disk.Preset("st19101")
+	if err != nil {
+		return nil, err
+	}
+	dev := device.NewMem(2 << 20)
+	if err := Mkfs(dev, MkfsOptions{Model: m}); err != nil {
+		return nil, err
+	}
+	fs, err := Mount(noClose{dev}, Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := fuzzPopulate(fs); err != nil {
+		fs.Close()
+		return nil, err
+	}
+	if err := fs.Close(); err != nil {
+		return nil, err
+	}
+	return dev.Bytes(), nil
+}
+
+func fuzzPopulate(fs *FS) error {
+	d, err := fs.Mkdir(RootIno, "d", 0o755, 0, 0)
+	if err != nil {
+		return err
+	}
+	for i := range 20 {
+		a, err := fs.Create(d.Ino, fmt.Sprintf("f%d", i), 0o644, 0, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := fs.Write(a.Ino, int64(i*4096), make([]byte, 100+i*700)); err != nil {
+			return err
+		}
+		if err := fs.Setxattr(a.Ino, "user.i", []byte{byte(i)}, 0); err != nil {
+			return err
+		}
+	}
+	if _, err := fs.Symlink(RootIno, "l", "d/f1", 0, 0); err != nil {
+		return err
+	}
+	big, err := fs.Create(RootIno, "big", 0o644, 0, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fs.Write(big.Ino, 60<<10, []byte("past the direct blocks: an indirect block"))
+	return err
+}
+
+// fuzzMount damages a copy of img as damage says (5 bytes per change: a
+// little-endian offset, taken modulo the image size, and an XOR mask) and
+// mounts it over a memory device. Mount must fail cleanly or give a file
+// system; if its Check is clean, a round of operations and a Sync must
+// leave it clean (a consistent file system stays consistent); if not,
+// the operations may fail but must not panic. It returns 1 when the
+// damaged image mounted.
+func fuzzMount(img, damage []byte) (int, error) {
+	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
+	defer hang.Stop()
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	n, err := fuzzMountOnce(img, damage)
+	metrics.Read(s)
+	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
+		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
+	}
+	return n, err
+}
+
+func fuzzMountOnce(img, damage []byte) (int, error) {
+	b := append([]byte(nil), img...)
+	for ; len(damage) >= 5; damage = damage[5:] {
+		b[binary.LittleEndian.Uint32(damage)%uint32(len(b))] ^= damage[4]
+	}
+	dev := device.MemFrom(b)
+	fs, err := Mount(dev, Options{FlushInterval: time.Hour})
+	if err != nil {
+		return 0, nil
+	}
+	defer fs.Close()
+	clean := fs.Check() == nil
+	fuzzExercise(fs)
+	if err := fs.Sync(); err != nil || !clean {
+		return 1, nil
+	}
+	if err := fs.Check(); err != nil {
+		return 1, fmt.Errorf("a file system that checked clean is damaged after operations: %w", err)
+	}
+	return 1, nil
+}
+
+// fuzzExercise runs a few operations over the whole tree, ignoring
+// errors (a damaged file system may refuse them).
+func fuzzExercise(fs *FS) {
+	var walk func(ino Ino, depth int)
+	walk = func(ino Ino, depth int) {
+		ents, err := fs.ReadDir(ino)
+		if err != nil || depth > 4 || len(ents) < 2 {
+			return
+		}
+		for _, e := range ents[2:] {
+			fs.GetAttr(e.Ino)
+			fs.Read(e.Ino, 0, make([]byte, 9000))
+			fs.Readlink(e.Ino)
+			fs.Listxattr(e.Ino)
+			fs.Write(e.Ino, 100, []byte("x"))
+			walk(e.Ino, depth+1)
+		}
+		fs.Create(ino, "new", 0o644, 0, 0)
+		for _, e := range ents[2:] {
+			fs.Unlink(ino, e.Name)
+			fs.Rmdir(ino, e.Name)
+		}
+	}
+	walk(RootIno, 0)
+}

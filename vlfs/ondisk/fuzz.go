@@ -1,0 +1,212 @@
+package ondisk
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime/metrics"
+	"time"
+)
+
+// This file holds the fuzz targets of the package, one function per
+// decoder, shared by the two engines: the native targets (fuzz_test.go,
+// `go test -fuzz`) and the go-fuzz adapters (gofuzz.go, built only with
+// the gofuzz tag). Each takes the fuzzer's bytes and returns go-fuzz's
+// score (1: the input decoded, keep it in the corpus; 0 otherwise) and an
+// error when a property fails: whatever a decoder accepts must re-encode
+// to something it accepts again, and no input may make it allocate more
+// than fuzzAllocLimit. A decoder panic propagates: both engines report it.
+//
+// Inputs whose length matters carry parameters in their first 8 bytes
+// (an owner inode number, a level); each target decodes both the bytes as
+// given and a copy with a correct checksum, so that mutations get past
+// the CRC and reach the field checks.
+
+// Limits of one input: the most it may make a decoder allocate, and how
+// long it may run before a timer panics (a hang; the native engine has no
+// time limit of its own, and both engines report the panic).
+const (
+	fuzzAllocLimit = 256 << 20
+	fuzzHangLimit  = 10 * time.Second
+)
+
+// fuzzAllocs runs fn and fails if it allocated more than fuzzAllocLimit
+// or panics if it ran longer than fuzzHangLimit.
+func fuzzAllocs(fn func() (int, error)) (int, error) {
+	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
+	defer hang.Stop()
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	n, err := fn()
+	metrics.Read(s)
+	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
+		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
+	}
+	return n, err
+}
+
+// fuzzParams splits 8 parameter bytes off data.
+func fuzzParams(data []byte) (uint64, []byte, bool) {
+	if len(data) < 8 {
+		return 0, nil, false
+	}
+	return binary.LittleEndian.Uint64(data), data[8:], true
+}
+
+// resealed returns b and, if it is long enough, a copy of b carrying a
+// valid checksum at crcOff.
+func resealed(b []byte, crcOff int) [][]byte {
+	if len(b) < crcOff+4 {
+		return [][]byte{b}
+	}
+	c := append([]byte(nil), b...)
+	seal(c, crcOff)
+	return [][]byte{b, c}
+}
+
+func fuzzInode(data []byte) (int, error) {
+	ino, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range resealed(b[:min(len(b), InodeSize)], inodeCRCOff) {
+			n, err := DecodeInode(x, ino)
+			if err != nil {
+				continue
+			}
+			out := make([]byte, InodeSize)
+			n.Encode(out)
+			if _, err := DecodeInode(out, ino); err != nil {
+				return 0, fmt.Errorf("re-encoded inode rejected: %w", err)
+			}
+			score = 1
+		}
+		return score, nil
+	})
+}
+
+func fuzzInodeBlock(data []byte) (int, error) {
+	first, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	return fuzzAllocs(func() (int, error) {
+		if DecodeInodeBlock(b, first, func(int, *Inode) error { return nil }) != nil {
+			return 0, nil
+		}
+		return 1, nil
+	})
+}
+
+func fuzzIndirect(data []byte) (int, error) {
+	p, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	owner, level := p>>8, int(p&0xff)
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range resealed(b, blockCRCOff) {
+			dst := make([]uint64, PerIndirect(len(x)))
+			if DecodeIndirect(x, owner, level, dst) != nil {
+				continue
+			}
+			out := make([]byte, len(x))
+			EncodeIndirect(out, owner, level, dst)
+			if err := DecodeIndirect(out, owner, level, dst); err != nil {
+				return 0, fmt.Errorf("re-encoded indirect block rejected: %w", err)
+			}
+			score = 1
+		}
+		return score, nil
+	})
+}
+
+func fuzzDirBlock(data []byte) (int, error) {
+	owner, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range resealed(b, blockCRCOff) {
+			var ents []DirEntry
+			if DecodeDir(x, owner, func(e DirEntry) error { ents = append(ents, e); return nil }) != nil {
+				continue
+			}
+			out := make([]byte, len(x))
+			if err := EncodeDir(out, owner, ents); err != nil {
+				return 0, fmt.Errorf("accepted entries do not re-encode: %w", err)
+			}
+			if err := DecodeDir(out, owner, func(DirEntry) error { return nil }); err != nil {
+				return 0, fmt.Errorf("re-encoded directory block rejected: %w", err)
+			}
+			score = 1
+		}
+		return score, nil
+	})
+}
+
+func fuzzXattrBlock(data []byte) (int, error) {
+	owner, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range resealed(b, blockCRCOff) {
+			var xs []Xattr
+			if DecodeXattrs(x, owner, func(a Xattr) error { xs = append(xs, a); return nil }) != nil {
+				continue
+			}
+			out := make([]byte, len(x))
+			if err := EncodeXattrs(out, owner, xs); err != nil {
+				return 0, fmt.Errorf("accepted attributes do not re-encode: %w", err)
+			}
+			score = 1
+		}
+		return score, nil
+	})
+}
+
+func fuzzPiece(data []byte) (int, error) {
+	index, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range resealed(b, pieceCRCOff) {
+			dst := make([]uint64, PerPiece(len(x)))
+			if DecodePiece(x, uint32(index), dst) != nil {
+				continue
+			}
+			out := make([]byte, len(x))
+			EncodePiece(out, uint32(index), dst)
+			if err := DecodePiece(out, uint32(index), dst); err != nil {
+				return 0, fmt.Errorf("re-encoded piece rejected: %w", err)
+			}
+			score = 1
+		}
+		return score, nil
+	})
+}
+
+func fuzzSuperblock(data []byte) (int, error) {
+	return fuzzAllocs(func() (int, error) {
+		score := 0
+		for _, x := range resealed(data[:min(len(data), SuperblockSize)], sbCRCOff) {
+			s, err := DecodeSuperblock(x)
+			if err != nil {
+				continue
+			}
+			if _, err := DecodeSuperblock(s.Encode()); err != nil {
+				return 0, fmt.Errorf("re-encoded superblock rejected: %w", err)
+			}
+			score = 1
+		}
+		return score, nil
+	})
+}
