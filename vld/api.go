@@ -26,6 +26,7 @@ type FormatOptions struct {
 	BlockSize int         // physical = file-system block size; default 4096
 	Kind      string      // what the volume holds: "vlfs" or "disk"; at most 8 bytes
 	AppData   []byte      // opaque client data kept in the superblock; at most MaxAppData bytes
+	Placement Placement   // how client writes are placed (place_policy.go); kept in the superblock
 	Progress  func(done, total int64)
 }
 
@@ -62,6 +63,16 @@ type WriteOpts struct {
 	// Meta writes may use the reserve; data writes fail with ErrNoSpace
 	// when only the reserve is left.
 	Meta bool
+	// Near is a placement hint per block (nil, or one per block): where the
+	// block would ideally go near. The client gives the block's old copy if
+	// it replaces one, else the file's previous block or its inode's block;
+	// 0 means no hint. Eager placement ignores it.
+	Near []Addr
+	// Replaces[i] (nil, or one per block) says Near[i] is block i's own old
+	// copy, which the client frees after the next commit. In-place
+	// placement then writes the block over that copy and returns Near[i]:
+	// a client must not free an old copy equal to the new address.
+	Replaces []bool
 }
 
 // Breakdown is simulated service time split as in Figure 9 of the
@@ -101,4 +112,5 @@ type Stats struct {
 	AllocDecisions            int64  // placement decisions made
 	BatchPolicy               string // Options.Batch as ParseBatch reads it
 	BatchBlocks               int    // write batch size in force, blocks; 0 = FIFO
+	Placement                 string // eager, inplace or lfs (place_policy.go)
 }

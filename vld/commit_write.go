@@ -18,6 +18,12 @@ import (
 // The durability contract is Commit's: on return data and pieces are
 // durable; a crash before that recovers the previous state.
 func (v *Volume) WriteCommit(data [][]byte, pieces []uint32, payload func(addrs []Addr) map[uint32][]byte) ([]Addr, error) {
+	return v.WriteCommitOpts(data, WriteOpts{}, pieces, payload)
+}
+
+// WriteCommitOpts is WriteCommit with placement hints for data (o.Near,
+// o.Replaces; o.Meta is implied).
+func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, payload func(addrs []Addr) map[uint32][]byte) ([]Addr, error) {
 	for i, d := range data {
 		if len(d) != v.bs {
 			return nil, fmt.Errorf("write block %d: %d bytes, block size %d: %w", i, len(d), v.bs, ErrInvalid)
@@ -37,7 +43,8 @@ func (v *Volume) WriteCommit(data [][]byte, pieces []uint32, payload func(addrs 
 	if need := int64(n + k); v.alloc.free-int64(n) < v.reserve || v.alloc.free < need {
 		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", n, v.alloc.free, v.reserve, ErrNoSpace)
 	}
-	if !v.oneRunCheaperLocked(n, k) {
+	if !v.oneRunLocked(n, k) {
+		v.hintLocked(o, n)
 		return v.writeThenCommitLocked(data, pieces, payload)
 	}
 	runs, err := v.placeInWindowLocked(n + k)

@@ -29,6 +29,9 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if bs < ondisk.MinBlockSize || bs&(bs-1) != 0 || bs > 1<<20 {
 		return fmt.Errorf("format: block size %d (need a power of two >= %d): %w", bs, ondisk.MinBlockSize, ErrInvalid)
 	}
+	if fo.Placement > PlaceLFS {
+		return fmt.Errorf("format: placement %d: %w", fo.Placement, ErrInvalid)
+	}
 	if len(fo.Kind) > 8 || len(fo.AppData) > MaxAppData {
 		return fmt.Errorf("format: kind %q or app data of %d bytes too long: %w", fo.Kind, len(fo.AppData), ErrInvalid)
 	}
@@ -52,7 +55,8 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if len(mj) > ondisk.MaxModelJSON(bs) {
 		return fmt.Errorf("format: disk model JSON is %d bytes, at most %d fit the superblock: %w", len(mj), ondisk.MaxModelJSON(bs), ErrInvalid)
 	}
-	sb := ondisk.Superblock{BlockSize: uint32(bs), NumBlocks: uint64(nb), Kind: fo.Kind, CreatedNs: time.Now().UnixNano(), AppData: fo.AppData, ModelJSON: mj}
+	sb := ondisk.Superblock{BlockSize: uint32(bs), NumBlocks: uint64(nb), Kind: fo.Kind, CreatedNs: time.Now().UnixNano(), AppData: fo.AppData, ModelJSON: mj,
+		Placement: uint8(fo.Placement)}
 	if _, err := rand.Read(sb.UUID[:]); err != nil {
 		return fmt.Errorf("format: uuid: %w", err)
 	}

@@ -16,6 +16,9 @@ type run struct {
 // as possible, each placed where the head reaches free space soonest. The
 // blocks are marked used. Runs never span tracks.
 func (v *Volume) placeLocked(n int, w window) ([]run, error) {
+	if runs, ok, err := v.placeByPolicyLocked(n, w); ok {
+		return runs, err
+	}
 	var runs []run
 	now := v.m.now
 	h := v.m.head
@@ -90,6 +93,7 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 	if (!o.Meta && v.alloc.free-need < v.reserve) || v.alloc.free < need {
 		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", need, v.alloc.free, v.reserve, ErrNoSpace)
 	}
+	v.hintLocked(o, len(data))
 	runs, err := v.placeLocked(len(data), window{})
 	if err != nil {
 		return nil, err

@@ -39,36 +39,6 @@ type LogicalDisk struct {
 //	8      1    placement: 0 eager, 1 in place
 const logicalAppSize = 9
 
-// Placement says where a logical disk puts a written block.
-type Placement uint8
-
-const (
-	// PlaceEager writes every block at the free location nearest the head
-	// and maps it (the VLD).
-	PlaceEager Placement = iota
-	// PlaceInPlace gives every logical block a fixed home (block 4+l) and
-	// rewrites it there: the regular disk the paper compares against.
-	PlaceInPlace
-)
-
-// ParsePlacement reads "eager" or "inplace".
-func ParsePlacement(s string) (Placement, error) {
-	switch s {
-	case "eager", "":
-		return PlaceEager, nil
-	case "inplace":
-		return PlaceInPlace, nil
-	}
-	return 0, fmt.Errorf("placement %q: want eager or inplace: %w", s, ErrInvalid)
-}
-
-func (p Placement) String() string {
-	if p == PlaceInPlace {
-		return "inplace"
-	}
-	return "eager"
-}
-
 // LogicalBlocks is how many logical blocks a volume of nb physical blocks
 // of size bs exports: what remains after the fixed blocks, the reserve, and
 // room for every map piece to have a current and a pinned old version.
@@ -103,6 +73,9 @@ func FormatLogicalPlaced(dev device.Device, fo FormatOptions, place Placement) e
 		return fmt.Errorf("format: device too small for a logical disk: %w", ErrInvalid)
 	}
 	fo.Kind = KindDisk
+	if place == PlaceLFS {
+		fo.Placement = PlaceLFS // the volume appends the blocks as a log
+	}
 	fo.AppData = append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place))
 	return Format(dev, fo)
 }

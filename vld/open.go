@@ -32,6 +32,9 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	v.sched = newScheduler(o.Batch, batch)
+	if err := v.initPlacement(); err != nil {
+		return nil, err
+	}
 	if v.head, err = chooseHead(o, v.m, v.bs); err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}

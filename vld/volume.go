@@ -33,6 +33,7 @@ type Volume struct {
 	m     *mech
 	sched *scheduler
 	log   *vlog
+	place placeState // placement policy (place_policy.go)
 	phase int
 	// failed is set when a device error leaves memory ahead of the disk;
 	// every later call returns it.
@@ -122,6 +123,7 @@ func (v *Volume) Stats() Stats {
 		s.Clock = "real-time"
 	}
 	s.AllocDecisions = v.alloc.decisions
+	s.Placement = v.place.policy.String()
 	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch
 	return s
 }

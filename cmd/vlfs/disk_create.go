@@ -38,11 +38,11 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 	fl := flag.NewFlagSet("disk create", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	diskName := fl.String("disk", "st19101", "disk preset ("+strings.Join(disk.PresetNames(), ", ")+") or model file")
-	place := fl.String("placement", "eager", "eager (the VLD: each block near the head, mapped) or inplace (fixed homes: a regular disk)")
+	place := fl.String("placement", "eager", "eager (the VLD: each block near the head, mapped), inplace (fixed homes: a regular disk) or lfs (a log of 512 KiB segments)")
 	sizeArg := fl.String("size", "", "image size (required): 256MiB, 1GiB, 4G; the exported disk is a little smaller")
 	force := fl.Bool("force", false, "overwrite an image that already holds data")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs disk create [--disk PRESET|FILE] [--placement eager|inplace] --size SIZE [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs disk create [--disk PRESET|FILE] [--placement eager|inplace|lfs] --size SIZE [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fl, args)
@@ -62,7 +62,7 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 		return bad(err)
 	}
 	if a.place, err = vld.ParsePlacement(*place); err != nil {
-		return bad(fmt.Errorf("--placement %q: want eager or inplace", *place))
+		return bad(fmt.Errorf("--placement %q: want eager, inplace or lfs", *place))
 	}
 	if a.size, err = parseSize(*sizeArg); err != nil {
 		return bad(fmt.Errorf("--size: %w", err))

@@ -35,7 +35,7 @@ func TestDiskCreate(t *testing.T) {
 		{"inplace", []string{"--placement", "inplace", "--size", "32MiB", filepath.Join(dir, "i.img")}, exitOK, "placement inplace", "inplace"},
 		{"flags after image", []string{filepath.Join(dir, "f.img"), "--size", "16MiB", "--disk", "hp97560"}, exitOK, "hp97560", "eager"},
 		{"no size", []string{filepath.Join(dir, "x.img")}, exitUsage, "usage", ""},
-		{"bad placement", []string{"--placement", "random", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "want eager or inplace", ""},
+		{"bad placement", []string{"--placement", "random", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "want eager, inplace or lfs", ""},
 		{"bad disk", []string{"--disk", "nosuch", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "nosuch", ""},
 		{"too small", []string{"--size", "1MiB", filepath.Join(dir, "x.img")}, exitUsage, "at least", ""},
 		{"data without force", []string{"--size", "32MiB", full}, exitFailure, "--force", ""},

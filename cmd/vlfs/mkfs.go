@@ -29,8 +29,9 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	force := fl.Bool("force", false, "format even if IMAGE already holds a file system or other data")
 	quiet := fl.Bool("quiet", false, "no progress report")
 	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
+	placeText := fl.String("placement", "eager", "block placement, fixed for the image: eager (the VLD), inplace (update in place) or lfs (a log of 512 KiB segments); docs/placement.md")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--head sim|profile:FILE] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs] [--head sim|profile:FILE] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {
@@ -55,8 +56,13 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs mkfs: %v\n", err)
 		return exitUsage
 	}
+	place, err := vld.ParsePlacement(*placeText)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs mkfs: --placement: %v\n", err)
+		return exitUsage
+	}
 	sizeSet := flagSet(fl, "size")
-	m := mkfsJob{head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, stdout: stdout, stderr: stderr}
+	m := mkfsJob{place: place, head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, stdout: stdout, stderr: stderr}
 	if err := m.run(); err != nil {
 		fmt.Fprintf(stderr, "vlfs mkfs: %v\n", err)
 		return exitFailure
@@ -78,6 +84,7 @@ type mkfsJob struct {
 	sizeSet, force bool
 	quiet          bool
 	head           *profile.Profile // nil: the simulated head
+	place          vld.Placement
 	stdout, stderr io.Writer
 }
 
@@ -108,13 +115,13 @@ func (m *mkfsJob) run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.stdout, "vlfs: formatted %s: %s, %s disk model, 4096-byte blocks\n", m.img, sizeText(dev.Size()), m.model.Name)
+	fmt.Fprintf(m.stdout, "vlfs: formatted %s: %s, %s disk model, 4096-byte blocks, placement %s\n", m.img, sizeText(dev.Size()), m.model.Name, m.place)
 	fmt.Fprintf(m.stdout, "mount it with: vlfs mount %s MOUNTPOINT\n", m.img)
 	return nil
 }
 
 func (m *mkfsJob) format(dev device.Device) error {
-	o := vlfs.MkfsOptions{Model: m.model, Head: m.head}
+	o := vlfs.MkfsOptions{Model: m.model, Head: m.head, Placement: m.place}
 	if !m.quiet && dev.Size() >= mkfsProgressMin {
 		o.Progress = progressPrinter(m.stderr, "formatting")
 	}

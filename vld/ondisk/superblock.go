@@ -31,7 +31,8 @@ const MinBlockSize = 4096
 //	offset size field
 //	0      8    magic "VLDSUPER"
 //	8      2    format version
-//	10     2    reserved (0)
+//	10     1    placement policy (0 eager, 1 in place, 2 lfs; 0 on older images)
+//	11     1    reserved (0)
 //	12     4    block size in bytes
 //	16     16   volume UUID
 //	32     8    number of blocks
@@ -50,6 +51,7 @@ type Superblock struct {
 	CreatedNs int64
 	AppData   []byte
 	ModelJSON []byte
+	Placement uint8 // how the volume places client writes (vld.Placement)
 }
 
 const superModelOff = 64 + MaxAppData
@@ -70,6 +72,7 @@ func (s *Superblock) Encode(b []byte) error {
 	copy(b, SuperMagic)
 	le := binary.LittleEndian
 	le.PutUint16(b[8:], FormatVersion)
+	b[10] = s.Placement
 	le.PutUint32(b[12:], s.BlockSize)
 	copy(b[16:32], s.UUID[:])
 	le.PutUint64(b[32:], s.NumBlocks)
@@ -105,7 +108,7 @@ func DecodeSuperblock(b []byte) (*Superblock, error) {
 	if err := open(b, SuperMagic, "superblock"); err != nil {
 		return nil, err
 	}
-	s := &Superblock{BlockSize: bs, NumBlocks: le.Uint64(b[32:]), CreatedNs: int64(le.Uint64(b[48:]))}
+	s := &Superblock{BlockSize: bs, NumBlocks: le.Uint64(b[32:]), CreatedNs: int64(le.Uint64(b[48:])), Placement: b[10]}
 	copy(s.UUID[:], b[16:32])
 	s.Kind = trimNul(b[40:48])
 	al, ml := le.Uint32(b[56:]), le.Uint32(b[60:])
