@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -22,6 +23,12 @@ type IdleConfig struct {
 	Updates   int
 	Compactor compactor.Config
 	Seed      int64
+	Progress  io.Writer // where to show progress (stderr); nil for none
+	// VLFS adds the file system's rows (system = vlfs, idle_vlfs.go)
+	// beside the logical disk's.
+	VLFS bool
+
+	progress *Progress
 }
 
 // DefaultIdleMs are the idle intervals of the sweep (simulated ms).
@@ -85,6 +92,12 @@ func Idle(cfg IdleConfig) (*Report, error) {
 		return nil, fmt.Errorf("idle: %w", err)
 	}
 	cfg.Compactor = ccfg
+	points := len(cfg.Models) * len(cfg.BurstKB) * (1 + 2*len(cfg.IdleMs))
+	if cfg.VLFS {
+		points += len(cfg.Models) * len(cfg.BurstKB) * 2 * len(cfg.IdleMs)
+	}
+	cfg.progress = NewProgress(cfg.Progress, "bench idle", points)
+	defer cfg.progress.Done()
 	rep := &Report{
 		Bench: "idle", Disk: map[string]any{}, Clock: ClockSimulated,
 		Params: map[string]any{
@@ -92,7 +105,7 @@ func Idle(cfg IdleConfig) (*Report, error) {
 			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks,
 			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
 		},
-		Columns: []string{"disk", "placement", "compactor", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
+		Columns: []string{"disk", "system", "placement", "compactor", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
 			"locate_ms", "requests_per_update", "checkpoints_per_burst",
 			"wait_mean_ms", "wait_max_ms", "step_max_ms", "moved_per_burst", "empty_tracks"},
 		Notes: idleNotes(),
@@ -104,6 +117,12 @@ func Idle(cfg IdleConfig) (*Report, error) {
 			return nil, fmt.Errorf("idle on %s: %w", m.Name, err)
 		}
 		rep.Rows = append(rep.Rows, rows...)
+		if cfg.VLFS {
+			if rows, err = idleVLFSRows(cfg, m); err != nil {
+				return nil, fmt.Errorf("idle on vlfs on %s: %w", m.Name, err)
+			}
+			rep.Rows = append(rep.Rows, rows...)
+		}
 	}
 	return rep, nil
 }
@@ -131,6 +150,7 @@ func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 		}
 		empty[b] = r.meanMs()
 		rows = append(rows, r.row(m, 0, empty[b]))
+		cfg.progress.Step(m.Name + " empty disk")
 	}
 	img, err := fragmentedImage(cfg, m)
 	if err != nil {
@@ -144,6 +164,7 @@ func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 					return nil, err
 				}
 				rows = append(rows, r.row(m, cfg.Utilization, empty[b]))
+				cfg.progress.Step(fmt.Sprintf("%s %d KiB bursts, idle %g ms", m.Name, b, idle))
 			}
 		}
 	}

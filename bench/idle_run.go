@@ -34,7 +34,7 @@ func (r *idleResult) row(m *disk.Model, u, emptyMs float64) map[string]any {
 		onoff = "on"
 	}
 	row := map[string]any{
-		"disk": m.Name, "placement": vld.PlaceEager.String(), "compactor": onoff,
+		"disk": m.Name, "system": "logical-disk", "placement": vld.PlaceEager.String(), "compactor": onoff,
 		"burst_kb": r.burstKB, "idle_ms": r.idleMs, "utilization": u,
 		"mean_ms": r.meanMs(), "vs_empty": r.meanMs() / emptyMs,
 		"empty_tracks":          r.emptyTracksEnd,

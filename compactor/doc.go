@@ -26,8 +26,10 @@
 //
 // It talks to what it compacts through Target (target.go), a narrow
 // interface: the logical disk implements it through Logical; the file
-// system will through its own adapter (docs/compactor.md says what it must
-// provide).
+// system through vlfs.FS.CompactTarget. A target that learns block owners
+// lazily also implements Indexer: Live then reports ErrNotIndexed for a
+// track it cannot list yet, and the compactor runs an index step before
+// choosing again (docs/compactor.md).
 //
 // Concurrency: a Compactor is driven by one goroutine at a time (Think,
 // Run, Compact or Step); Stats may be called from any goroutine. Lock

@@ -12,6 +12,8 @@ type Stats struct {
 	WorkMs        float64 // time spent in steps
 	ReadMs        float64 // the part of WorkMs spent reading source tracks
 	MaxStepMs     float64 // the longest step
+	IndexSteps    int64   // look-ups of block owners (Indexer targets)
+	IndexMs       float64 // the part of WorkMs spent in them
 
 	IdleIntervals int64 // idle intervals in which the compactor worked
 	// Interference: an idle interval that ended while a step was in

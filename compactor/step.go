@@ -20,6 +20,9 @@ type Compactor struct {
 	srcFree int32   // its free blocks when chosen
 	pending []Block // its blocks still to move
 	loaded  bool    // pending was prefetched
+	// retried: a choice already came back empty for want of indexing
+	// since the last index step that did any work.
+	retried bool
 	pred    predictor
 
 	mu    sync.Mutex // guards stats
@@ -59,7 +62,10 @@ func (c *Compactor) update(f func(s *Stats)) {
 // requests are waiting: the caller should stop.
 func (c *Compactor) Step() (done bool, err error) {
 	if c.src < 0 {
-		if done, err := c.choose(); done || err != nil {
+		if worked, err := c.index(); worked || err != nil {
+			return false, err
+		}
+		if done, err := c.choose(); done || err != nil || c.src < 0 {
 			return done, err
 		}
 	}
@@ -75,6 +81,25 @@ func (c *Compactor) Step() (done bool, err error) {
 		return false, nil
 	}
 	return c.moveStep(t0)
+}
+
+// index runs one index step of an Indexer target, if it has work waiting.
+func (c *Compactor) index() (bool, error) {
+	ix, ok := c.t.(Indexer)
+	if !ok {
+		return false, nil
+	}
+	t0 := c.t.NowMs()
+	worked, err := ix.Index()
+	if err != nil {
+		return false, fmt.Errorf("compactor: indexing owners: %w", err)
+	}
+	if worked {
+		c.retried = false
+		ms := c.t.NowMs() - t0
+		c.update(func(s *Stats) { s.addStep(ms); s.IndexSteps++; s.IndexMs += ms })
+	}
+	return worked, nil
 }
 
 // nextIsRead reports whether the next step reads a source track.
@@ -94,8 +119,16 @@ func (c *Compactor) choose() (done bool, err error) {
 	if c.k.empty >= target {
 		return true, nil
 	}
+	unindexed := false
 	for _, t := range c.k.order(c.cfg.Policy, c.rng) {
 		live, pinned, err := c.t.Live(t)
+		if errors.Is(err, ErrNotIndexed) {
+			// The target indexes its owners in the next step; the track
+			// stays a candidate.
+			unindexed = true
+			c.update(func(s *Stats) { s.TracksSkipped++ })
+			continue
+		}
 		if err != nil {
 			return false, fmt.Errorf("compactor: listing track %d: %w", t, err)
 		}
@@ -105,6 +138,12 @@ func (c *Compactor) choose() (done bool, err error) {
 			continue
 		}
 		c.src, c.srcFree, c.pending, c.loaded = t, c.k.space[t].Free, live, false
+		return false, nil
+	}
+	if unindexed && !c.retried {
+		// Not done: the next step indexes, then chooses again (once,
+		// unless the index step finds more to do).
+		c.retried = true
 		return false, nil
 	}
 	return true, nil

@@ -1,6 +1,7 @@
 package compactor
 
 import (
+	"errors"
 	"time"
 
 	"github.com/vlfs/vlfs/vld"
@@ -37,6 +38,23 @@ type Target interface {
 	// Idle lets ms of simulated time pass with the disk doing nothing.
 	Idle(ms float64)
 }
+
+// Indexer is implemented by targets that must look up who owns some
+// blocks before they can list them (a file system whose reverse map is
+// built lazily). Live then fails with ErrNotIndexed for a track holding
+// such blocks, and the compactor runs Index as a step of its own before
+// choosing a source track again.
+type Indexer interface {
+	// Index does a bounded amount of look-up work (a few metadata reads
+	// at most) and reports whether it did any; false means nothing is
+	// waiting to be indexed.
+	Index() (worked bool, err error)
+}
+
+// ErrNotIndexed is returned (wrapped) by Live for a track holding blocks
+// whose owner the target has yet to look up (Indexer): the track is
+// skipped for now, not passed over until its free count changes.
+var ErrNotIndexed = errors.New("compactor: owners of some blocks not looked up yet")
 
 // Foreground is implemented by targets that count foreground requests,
 // which Run needs to detect idleness on the real clock.

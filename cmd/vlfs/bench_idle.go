@@ -31,6 +31,7 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	start := fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
 	seed := fl.Int64("seed", 1, "random seed")
 	quick := fl.Bool("quick", false, "st19101 only, 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates")
+	fsRows := fl.Bool("vlfs", true, "also run the file system (system vlfs) beside the logical disk")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--quick] [--json]")
@@ -40,7 +41,7 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return exitUsage
 	}
-	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed}
+	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows}
 	var err error
 	if cfg.Compactor.Policy, err = compactor.ParsePolicy(*policy); err != nil {
 		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)

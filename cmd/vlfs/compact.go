@@ -29,10 +29,9 @@ type compactResult struct {
 }
 
 // runCompact is `vlfs compact IMAGE`: offline free-space compaction of a
-// logical-disk image (vlfs disk create), until the target fraction of
-// empty tracks is reached or no hole is left to move blocks into. A vlfs
-// file-system image needs the file system to relocate its own blocks,
-// which it cannot do yet.
+// vlfs image or a logical-disk image (vlfs disk create), until the target
+// fraction of empty tracks is reached or no hole is left to move blocks
+// into.
 func runCompact(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compact", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -93,7 +92,7 @@ func compactImage(path string, cfg compactor.Config, quiet bool, stderr io.Write
 	if err != nil {
 		dev.Close()
 		if errors.Is(err, vld.ErrInvalid) {
-			return nil, fmt.Errorf("%w: only logical-disk images can be compacted offline for now; a vlfs image needs the file system to relocate its blocks (docs/compactor.md)", err)
+			return compactFSImage(path, cfg, quiet, stderr) // not a logical disk: a vlfs image?
 		}
 		return nil, err
 	}
@@ -108,12 +107,17 @@ func compactDisk(d *vld.LogicalDisk, path string, cfg compactor.Config, quiet bo
 	if d.Placement() != vld.PlaceEager {
 		return nil, fmt.Errorf("an update-in-place disk has fixed homes: nothing to compact: %w", vld.ErrInvalid)
 	}
-	v := d.Volume()
-	c, err := compactor.New(compactor.Logical(d), cfg)
+	return compactTarget(compactor.Logical(d), path, cfg, quiet, stderr)
+}
+
+// compactTarget compacts t offline, with a progress bar.
+func compactTarget(t compactor.Target, path string, cfg compactor.Config, quiet bool, stderr io.Writer) (*compactResult, error) {
+	c, err := compactor.New(t, cfg)
 	if err != nil {
 		return nil, err
 	}
-	res := &compactResult{Image: path, Policy: cfg.Policy.String(), Tracks: v.NumTracks(), EmptyBefore: v.EmptyTracks()}
+	space, empty := t.Space(nil)
+	res := &compactResult{Image: path, Policy: cfg.Policy.String(), Tracks: len(space), EmptyBefore: empty}
 	var bar func(compactor.Progress)
 	if !quiet {
 		bar = progressBar(stderr, res.EmptyBefore)
@@ -122,7 +126,8 @@ func compactDisk(d *vld.LogicalDisk, path string, cfg compactor.Config, quiet bo
 		return nil, err
 	}
 	s := c.Stats()
-	res.TargetTracks, res.EmptyAfter = s.TargetTracks, v.EmptyTracks()
+	_, res.EmptyAfter = t.Space(space)
+	res.TargetTracks = s.TargetTracks
 	res.BlocksMoved, res.TracksEmptied, res.SimulatedMs = s.BlocksMoved, s.TracksEmptied, s.WorkMs
 	res.NoHoles = s.NoHoles > 0 && res.EmptyAfter < res.TargetTracks
 	if !quiet {

@@ -139,7 +139,8 @@ func TestCompactErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.msg)
 		}
 	}
-	// A volume that is not a logical disk is refused with a reason.
+	// A volume that is neither a logical disk nor a vlfs file system is
+	// refused with a reason.
 	img := filepath.Join(dir, "other.img")
 	dev, err := device.OpenFile(img, device.FileOptions{Create: true, Size: 4 << 20})
 	if err != nil {
@@ -151,7 +152,7 @@ func TestCompactErrors(t *testing.T) {
 	}
 	dev.Close()
 	var out, errb bytes.Buffer
-	if code := run([]string{"compact", img}, &out, &errb); code != exitFailure || !strings.Contains(errb.String(), "only logical-disk images") {
+	if code := run([]string{"compact", img}, &out, &errb); code != exitFailure || !strings.Contains(errb.String(), "neither a logical disk nor a mountable vlfs image") {
 		t.Fatalf("vlfs image: exit %d, %q", code, errb.String())
 	}
 }

@@ -1,0 +1,209 @@
+package vlfs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
+)
+
+// A compactor move relocates blocks the way a write-out would rewrite
+// them: the copy goes into a hole (vld.Volume.PlugHoles), the one pointer
+// at the block is changed (inode, indirect block, inode map), and the old
+// copy is freed through freeBlockLocked, so that the volume reuses it only
+// once the commit that follows is durable. A crash before that commit
+// recovers the old pointers and the old copy, intact; after it, the new
+// ones. Changing a pointer makes its holder dirty: the commit rewrites the
+// inode block (and, for a block below an indirect block, the indirect
+// blocks on its path), as any update of the file would.
+
+// move is one block to relocate.
+type move struct {
+	addr vld.Addr
+	o    owner
+	in   *inode // ownData, ownXattr, ownNode
+	n    *node  // ownNode
+	buf  []byte
+}
+
+// compactMove moves the blocks of bs still owned as listed, then commits.
+// It returns vld.ErrBusy and vld.ErrNoSpace from the volume wrapped.
+func (fs *FS) compactMove(bs []compactor.Block, o vld.HoleOpts) (int, error) {
+	fs.commitMu.Lock()
+	fs.lock()
+	n, sync, err := fs.relocateLocked(bs, o)
+	fs.unlock()
+	fs.commitMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 || sync {
+		if err := fs.syncAll(); err != nil {
+			return 0, fmt.Errorf("compaction commit: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// relocateLocked relocates what it can; sync says a commit is wanted even if
+// nothing moved (an owner was dirty: the commit makes it clean for the
+// next try).
+func (fs *FS) relocateLocked(bs []compactor.Block, o vld.HoleOpts) (int, bool, error) {
+	if err := fs.compactableLocked(); err != nil {
+		return 0, false, err
+	}
+	ms, sync, err := fs.checkMovesLocked(bs)
+	if err != nil || len(ms) == 0 {
+		return 0, sync, err
+	}
+	if err := fs.readMovesLocked(ms); err != nil {
+		return 0, sync, err
+	}
+	bufs := make([][]byte, len(ms))
+	for i, m := range ms {
+		bufs[i] = m.buf
+	}
+	addrs, err := fs.vol.PlugHoles(bufs, o)
+	if err != nil {
+		return 0, sync, fmt.Errorf("moving %d blocks: %w", len(ms), err)
+	}
+	for i, m := range ms {
+		if err := fs.repointLocked(m, addrs[i]); err != nil {
+			return i, true, err
+		}
+		fs.cm.byKind[m.o.kind()]++
+	}
+	fs.cm.moved += int64(len(ms))
+	return len(ms), sync, nil
+}
+
+// checkMovesLocked keeps the blocks of bs whose owner still points at
+// them and has no newer version waiting to be written (dirty = true then:
+// the block will be rewritten anyway). A stale reverse-map entry is
+// cleared.
+func (fs *FS) checkMovesLocked(bs []compactor.Block) ([]move, bool, error) {
+	r := fs.revLocked()
+	var out []move
+	dirty := false
+	seen := map[vld.Addr]bool{}
+	for _, b := range bs {
+		o := owner(b.Owner)
+		if seen[b.Addr] || r.get(b.Addr) != o {
+			continue
+		}
+		seen[b.Addr] = true
+		m := move{addr: b.Addr, o: o}
+		ok, isDirty, err := fs.ownsLocked(&m)
+		if err != nil {
+			return nil, false, err
+		}
+		dirty = dirty || isDirty
+		switch {
+		case ok && !isDirty:
+			out = append(out, m)
+		case !ok:
+			r.set(b.Addr, ownNone)
+		}
+	}
+	return out, dirty, nil
+}
+
+// ownsLocked reports whether m's owner still points at m.addr, and
+// whether that pointer or block is about to be rewritten.
+func (fs *FS) ownsLocked(m *move) (ok, dirty bool, err error) {
+	if m.o.kind() == ownIBlock {
+		return fs.imap.addr(m.o.id()) == m.addr, false, nil
+	}
+	in, err := fs.getLocked(m.o.ino())
+	if errors.Is(err, ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	m.in = in
+	switch m.o.kind() {
+	case ownXattr:
+		return in.d.Xattr == m.addr, in.xattrDirty, nil
+	case ownNode:
+		n, err := fs.nodeLocked(in, m.o.nodeKey(), false)
+		if err != nil || n == nil {
+			return false, false, err
+		}
+		m.n = n
+		return n.addr == m.addr, n.dirty, nil
+	}
+	lbn := m.o.aux()
+	a, err := fs.bmapLocked(in, lbn)
+	if err != nil || a != m.addr {
+		return false, false, err
+	}
+	_, buffered := in.data[lbn]
+	return true, buffered || fs.dirBlockDirtyLocked(in, lbn), nil
+}
+
+func (fs *FS) dirBlockDirtyLocked(in *inode, lbn uint64) bool {
+	return in.dir != nil && lbn < uint64(len(in.dir.blocks)) && in.dir.blocks[lbn].dirty
+}
+
+// readMovesLocked fills in the contents of ms: read ahead by Prefetch, or
+// read now.
+func (fs *FS) readMovesLocked(ms []move) error {
+	var addrs []vld.Addr
+	var bufs [][]byte
+	for i := range ms {
+		if b, ok := fs.cm.cache[ms[i].addr]; ok {
+			ms[i].buf = b
+			continue
+		}
+		ms[i].buf = make([]byte, fs.geo.bs)
+		addrs, bufs = append(addrs, ms[i].addr), append(bufs, ms[i].buf)
+	}
+	if len(addrs) == 0 {
+		return nil
+	}
+	if err := fs.vol.ReadBlocks(addrs, bufs); err != nil {
+		return fmt.Errorf("reading blocks to move: %w", err)
+	}
+	return nil
+}
+
+// repointLocked points m's owner at a and frees the old copy.
+func (fs *FS) repointLocked(m move, a vld.Addr) error {
+	switch m.o.kind() {
+	case ownIBlock:
+		fs.freeBlockLocked(m.addr)
+		fs.imap.setAddr(m.o.id(), a)
+	case ownData:
+		return fs.setPtrLocked(m.in, m.o.aux(), a)
+	case ownXattr:
+		fs.freeBlockLocked(m.addr)
+		m.in.d.Xattr = a
+		fs.touchLocked(m.in)
+		fs.cm.rev.set(a, m.o)
+	case ownNode:
+		fs.freeBlockLocked(m.addr)
+		fs.linkNodeLocked(m.in, m.o.nodeKey(), m.n, a)
+		fs.cm.rev.set(a, m.o)
+	default:
+		return fmt.Errorf("moving block %d of unknown owner %#x: %w", m.addr, uint64(m.o), ErrCorrupt)
+	}
+	return nil
+}
+
+// linkNodeLocked records that node k of in, unchanged, now lives at a:
+// its parent (an indirect block, or the inode's root pointer) changes.
+func (fs *FS) linkNodeLocked(in *inode, k nodeKey, n *node, a vld.Addr) {
+	n.addr = a
+	if k.isRoot() {
+		in.d.Indirect[k.root] = a
+		fs.touchLocked(in)
+		return
+	}
+	pk, slot := fs.geo.parentKey(k)
+	p := in.nodes[pk] // loaded with n by nodeLocked, under the same FS.mu
+	p.ptrs[slot] = a
+	p.dirty = true
+	fs.markDirtyLocked(in)
+}

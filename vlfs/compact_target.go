@@ -1,0 +1,144 @@
+package vlfs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
+)
+
+// CompactTarget is the file system seen by the idle-time compactor: it
+// lists the blocks of a track with their owners (the reverse map), reads
+// them ahead, and moves them, updating the pointer at each (compact_move.go).
+type CompactTarget struct{ fs *FS }
+
+var (
+	_ compactor.Target     = (*CompactTarget)(nil)
+	_ compactor.Foreground = (*CompactTarget)(nil)
+	_ compactor.Indexer    = (*CompactTarget)(nil)
+)
+
+// CompactTarget returns the file system as a compactor.Target (also a
+// Foreground and an Indexer).
+func (fs *FS) CompactTarget() *CompactTarget { return &CompactTarget{fs: fs} }
+
+// Space implements compactor.Target.
+func (t *CompactTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {
+	return t.fs.vol.Space(dst)
+}
+
+// NowMs implements compactor.Target.
+func (t *CompactTarget) NowMs() float64 { return t.fs.vol.NowMs() }
+
+// Idle implements compactor.Target.
+func (t *CompactTarget) Idle(ms float64) { t.fs.vol.Idle(ms) }
+
+// Activity implements compactor.Foreground: every file-system operation
+// counts as a foreground request.
+func (t *CompactTarget) Activity() (uint64, time.Time) { return t.fs.stats.activity() }
+
+// Index implements compactor.Indexer.
+func (t *CompactTarget) Index() (bool, error) {
+	fs := t.fs
+	fs.lock()
+	defer fs.unlock()
+	if err := fs.compactableLocked(); err != nil {
+		return false, err
+	}
+	return fs.indexLocked()
+}
+
+// compactableLocked refuses compaction of a file system that cannot be
+// written.
+func (fs *FS) compactableLocked() error {
+	switch {
+	case fs.closed:
+		return fmt.Errorf("compaction: file system closed: %w", ErrInvalid)
+	case fs.readOnly:
+		return fmt.Errorf("compaction: %w", ErrReadOnly)
+	}
+	return fs.failed
+}
+
+// Live implements compactor.Target: the blocks of track tr the reverse map
+// knows the owner of. Blocks it does not know (the volume's own, blocks
+// freed and not yet released, blocks written by a write-out not yet
+// indexed) are pinned; blocks known only as "some block of inode i" queue
+// i for an index step and make Live fail with compactor.ErrNotIndexed.
+func (t *CompactTarget) Live(tr int) ([]compactor.Block, int, error) {
+	fs := t.fs
+	used, err := fs.vol.UsedOnTrack(tr)
+	if err != nil {
+		return nil, 0, err
+	}
+	fs.lock()
+	defer fs.unlock()
+	if err := fs.compactableLocked(); err != nil {
+		return nil, 0, err
+	}
+	r := fs.revLocked()
+	var live []compactor.Block
+	pinned, unindexed := 0, 0
+	for _, a := range used {
+		o := r.get(a)
+		switch {
+		case o.needsIndex():
+			fs.cm.index[o.ino()] = struct{}{}
+			unindexed++
+		case o.kind() == ownIBlock && fs.imap.addr(o.id()) != a:
+			r.set(a, ownNone) // stale
+			pinned++
+		case o.movable():
+			live = append(live, compactor.Block{Addr: a, Owner: int64(o)})
+		default:
+			pinned++
+		}
+	}
+	if unindexed > 0 && pinned == 0 {
+		return nil, 0, fmt.Errorf("track %d: %d blocks: %w", tr, unindexed, compactor.ErrNotIndexed)
+	}
+	return live, pinned + unindexed, nil
+}
+
+// Prefetch implements compactor.Target: it reads the span of bs (one
+// track) as one request and keeps the blocks still owned as listed for
+// Move. Earlier prefetched blocks are forgotten.
+func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
+	fs := t.fs
+	fs.lock()
+	defer fs.unlock()
+	if err := fs.compactableLocked(); err != nil {
+		return err
+	}
+	fs.cm.cache = map[vld.Addr][]byte{}
+	var keep []compactor.Block
+	for _, b := range bs {
+		if fs.cm.rev.get(b.Addr) == owner(b.Owner) {
+			keep = append(keep, b)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	lo, hi := keep[0].Addr, keep[0].Addr
+	for _, b := range keep {
+		lo, hi = min(lo, b.Addr), max(hi, b.Addr)
+	}
+	bufs := make([][]byte, hi-lo+1)
+	for i := range bufs {
+		bufs[i] = make([]byte, fs.geo.bs)
+	}
+	if err := fs.vol.ReadRun(lo, bufs); err != nil {
+		return err
+	}
+	for _, b := range keep {
+		fs.cm.cache[b.Addr] = bufs[b.Addr-lo]
+	}
+	return nil
+}
+
+// Move implements compactor.Target (compact_move.go).
+func (t *CompactTarget) Move(bs []compactor.Block, o vld.HoleOpts) (int, error) {
+	return t.fs.compactMove(bs, o)
+}

@@ -1,0 +1,141 @@
+package vlfs
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// fragment fills fs with a directory of small files (some with an xattr),
+// a file with indirect blocks and a subdirectory, then removes every other
+// small file, so that free space is scattered over the tracks.
+func fragment(t testing.TB, fs *FS, rng *rand.Rand, small int) {
+	t.Helper()
+	d := must(fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(t)
+	big := must(fs.Create(RootIno, "big", 0o644, 0, 0)).ok(t)
+	for i := range small {
+		a := must(fs.Create(d.Ino, fmt.Sprintf("f%03d", i), 0o644, 0, 0)).ok(t)
+		data := []byte(strings.Repeat(fmt.Sprintf("<%d:%d>", i, rng.Intn(1000)), 1+rng.Intn(2000)))
+		must(fs.Write(a.Ino, 0, data)).ok(t)
+		if i%5 == 0 {
+			must(0, fs.Setxattr(a.Ino, "user.k", []byte(fmt.Sprint(i)), 0)).ok(t)
+		}
+		// Sparse: a few indirect blocks, a few chunks each.
+		chunk := []byte(strings.Repeat(fmt.Sprintf("[big %d]", i), 512))
+		must(fs.Write(big.Ino, int64(i)*48<<10, chunk)).ok(t)
+		if i%8 == 0 {
+			must(0, fs.Sync()).ok(t)
+		}
+	}
+	for i := 0; i < small; i += 2 {
+		must(0, fs.Unlink(d.Ino, fmt.Sprintf("f%03d", i))).ok(t)
+	}
+	must(0, fs.Sync()).ok(t)
+}
+
+// TestCompactMovesEveryKind compacts a fragmented file system (mounted
+// afresh, so owners come from the mount walk and index steps) as far as
+// it can, and requires blocks of every kind to move, the tree to stay the
+// same, and the file system to pass Check before and after a remount.
+func TestCompactMovesEveryKind(t *testing.T) {
+	im := newImage(t, 16<<20)
+	fragment(t, im.fs, rand.New(rand.NewSource(1)), 160)
+	im.remount()
+	before := takeSnapshot(t, im.fs)
+	free0 := im.fs.vol.EmptyTracks()
+	c, err := compactor.New(im.fs.CompactTarget(), compactor.Config{TargetEmpty: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Compact(nil); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Stats()
+	t.Logf("stats %+v; empty tracks %d -> %d; moved by kind %v", s, free0, im.fs.vol.EmptyTracks(), im.fs.cm.byKind)
+	im.check()
+	if s.BlocksMoved == 0 || s.TracksEmptied == 0 || s.IndexSteps == 0 {
+		t.Fatalf("moved %d blocks, emptied %d tracks, %d index steps: want all > 0", s.BlocksMoved, s.TracksEmptied, s.IndexSteps)
+	}
+	if got := im.fs.MovedBlocks(); got != s.BlocksMoved {
+		t.Errorf("file system counted %d moves, compactor %d", got, s.BlocksMoved)
+	}
+	for k, name := range map[owner]string{ownIBlock: "inode", ownData: "data", ownXattr: "xattr", ownNode: "indirect"} {
+		if im.fs.cm.byKind[k] == 0 {
+			t.Errorf("no %s block moved", name)
+		}
+	}
+	if got := takeSnapshot(t, im.fs); !maps.Equal(got, before) {
+		t.Fatalf("tree changed by compaction:\n got %s\nwant %s", summary(got), summary(before))
+	}
+	im.remount()
+	if got := takeSnapshot(t, im.fs); !maps.Equal(got, before) {
+		t.Fatalf("tree changed after remount:\n got %s\nwant %s", summary(got), summary(before))
+	}
+}
+
+// TestCompactionCrashVLFS runs the compactor step by step between
+// foreground changes and fsyncs on a crash-recording device, then mounts
+// crash states (every flush boundary, subsets of the writes after it, a
+// torn write): each must pass Check and show a snapshot no older than the
+// last fsync or compaction commit acknowledged before the crash.
+func TestCompactionCrashVLFS(t *testing.T) {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (replay with -vlfs.seed=%d)", seed, seed)
+	rng := rand.New(rand.NewSource(seed))
+	base := device.NewMem(8 << 20)
+	if err := Mkfs(base, MkfsOptions{Model: testModel(t)}); err != nil {
+		t.Fatal(err)
+	}
+	pre := must(Mount(noClose{base}, Options{FlushInterval: time.Hour})).ok(t)
+	fragment(t, pre, rng, 60)
+	must(0, pre.Close()).ok(t)
+
+	rec := device.NewCrash(base)
+	fs := must(Mount(noClose{rec}, Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10})).ok(t)
+	c, err := compactor.New(fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := []snapshot{takeSnapshot(t, fs)}
+	acked := []int{rec.Flushes()}
+	w := crashWorkload{t: t, fs: fs, rng: rng}
+	rounds := 12
+	if testing.Short() {
+		rounds = 5
+	}
+	for range rounds {
+		for range 1 + rng.Intn(6) {
+			if _, err := c.Step(); err != nil {
+				t.Fatal(err)
+			}
+			// A move commits the whole state, foreground changes too.
+			snaps, acked = append(snaps, takeSnapshot(t, fs)), append(acked, rec.Flushes())
+		}
+		w.changes(1 + rng.Intn(3))
+		must(0, fs.Fsync(w.someFile(), false)).ok(t)
+		snaps, acked = append(snaps, takeSnapshot(t, fs)), append(acked, rec.Flushes())
+	}
+	must(0, fs.Check()).ok(t)
+	s := c.Stats()
+	if s.BlocksMoved == 0 {
+		t.Fatalf("the compactor moved nothing: %+v", s)
+	}
+	states := rec.States(rng, 4)
+	t.Logf("%d blocks moved, %d flushes, %d crash states", s.BlocksMoved, rec.Flushes(), len(states))
+	for _, st := range states {
+		verifyCrashState(t, rec, st, snaps, acked)
+		if t.Failed() {
+			return
+		}
+	}
+	must(0, fs.Close()).ok(t)
+}
