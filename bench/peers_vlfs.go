@@ -1,0 +1,162 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/fusefs"
+)
+
+// vlfsTarget is vlfs served in this process (vlfs/fusefs) from an image
+// file, on the virtual disk clock: the simulated disk costs no wall time,
+// so what is measured is vlfs, FUSE and the host file under the image.
+type vlfsTarget struct {
+	base, img, mnt string
+	fs             *vlfs.FS
+	srv            *fusefs.Server
+	stopProfile    func()
+}
+
+func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
+	t := &vlfsTarget{base: base, img: filepath.Join(base, "vlfs.img"), mnt: filepath.Join(base, "mnt")}
+	if err := mkfsVLFS(cfg, t.img); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(t.mnt, 0o755); err != nil {
+		return nil, err
+	}
+	dev, err := device.OpenFile(t.img, device.FileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	t.fs, err = vlfs.Mount(dev, vlfs.Options{Logf: cfg.Logf})
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	t.srv, err = fusefs.Mount(t.mnt, t.fs, fusefs.Options{FSName: t.img, Image: t.img, Logf: cfg.Logf})
+	if err != nil {
+		t.fs.Close()
+		return nil, err
+	}
+	if cfg.CPUProfile != "" {
+		if t.stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
+			t.stop()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// mkfsVLFS formats a new image as `vlfs mkfs --size` does.
+func mkfsVLFS(cfg PeersConfig, img string) error {
+	dev, err := device.OpenFile(img, device.FileOptions{Create: true, Size: cfg.Sizes.ImageBytes})
+	if err != nil {
+		return err
+	}
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model}); err != nil {
+		dev.Close()
+		return fmt.Errorf("vlfs mkfs: %w", err)
+	}
+	return dev.Close()
+}
+
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func (t *vlfsTarget) name() string      { return PeerVLFS }
+func (t *vlfsTarget) dir() string       { return t.mnt }
+func (t *vlfsTarget) dropCaches() error { return dropFile(t.img) }
+
+func (t *vlfsTarget) counters() *serverSnapshot {
+	r := t.srv.Report()
+	return &serverSnapshot{fuse: r.FUSERequests, flushes: r.Device.Flushes, fsyncs: r.Fsyncs,
+		devWrites: r.Device.Writes, simMs: r.Sim.TotalMs}
+}
+
+// stop unmounts, waits for the server, closes the file system and checks
+// it (a benchmark that left the image inconsistent has no result).
+func (t *vlfsTarget) stop() error {
+	if t.stopProfile != nil {
+		t.stopProfile()
+	}
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = fusefs.Unmount(t.mnt, false); err == nil || errors.Is(err, fusefs.ErrNotMounted) {
+			err = nil
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		fusefs.Unmount(t.mnt, true)
+	}
+	t.srv.Wait()
+	if cerr := t.fs.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(t.base)
+}
+
+// serverSnapshot is a server's cumulative counters at one moment.
+type serverSnapshot struct {
+	fuse, flushes, fsyncs, devWrites int64
+	simMs                            float64
+}
+
+// costs are the server's work per workload operation between two
+// snapshots: FUSE requests, device flushes, device writes, simulated disk
+// ms; and device flushes per fsync.
+func (a *serverSnapshot) costs(b *serverSnapshot, ops int64) map[string]any {
+	if a == nil || b == nil || ops <= 0 {
+		return nil
+	}
+	per := func(x, y int64) float64 { return float64(y-x) / float64(ops) }
+	m := map[string]any{
+		"fuse_per_op":       per(a.fuse, b.fuse),
+		"flushes_per_op":    per(a.flushes, b.flushes),
+		"dev_writes_per_op": per(a.devWrites, b.devWrites),
+		"sim_ms_per_op":     (b.simMs - a.simMs) / float64(ops),
+	}
+	if n := b.fsyncs - a.fsyncs; n > 0 {
+		m["flushes_per_fsync"] = float64(b.flushes-a.flushes) / float64(n)
+	}
+	return m
+}
+
+// measured runs one measured phase and adds the server's costs per
+// operation to its result, for targets that count them.
+func measured(t peerTarget, phase func() (peerResult, error)) (peerResult, error) {
+	before := t.counters()
+	r, err := phase()
+	if err != nil {
+		return r, err
+	}
+	if c := before.costs(t.counters(), r.ops); c != nil {
+		if r.extra == nil {
+			r.extra = map[string]any{}
+		}
+		for k, v := range c {
+			r.extra[k] = v
+		}
+	}
+	return r, nil
+}
