@@ -7,9 +7,13 @@ PKGS      ?= ./...
 IMAGE     ?= vlfs.img
 MNT       ?= mnt
 FUZZTIME  ?= 30s
+# FUZZMINIMIZE bounds the minimisation of each new input (the native
+# engine's default, 60s, stalls a short run on a slow target).
+FUZZMINIMIZE ?= 5s
 DEB_PKGS  := fuse3 fio fuse2fs e2fsprogs
 
-.PHONY: all build deps test test-short vet run fuzz bench figures clean
+.PHONY: all build deps test test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers loopback figures clean
+.PHONY: crashtest
 
 all: build
 
@@ -53,14 +57,76 @@ run: deps build
 fuzz:
 	@for p in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p 2>/dev/null | grep '^Fuzz'); do \
-	    echo "== $$p $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+	    echo "== $$p $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$p || exit 1; \
 	  done; done
 
+# go-fuzz runs one target under go-fuzz (github.com/dvyukov/go-fuzz) for
+# FUZZTIME: TARGET=pkgdir.FuzzName names the native target, whose go-fuzz
+# adapter is FuzzGoName in the package's gofuzz.go. The tools go to ./bin;
+# go-fuzz-dep is made visible to the build through a workspace under
+# bin/gofuzz (go.mod is left alone). The corpus and crashers live in
+# pkgdir/testdata/gofuzz/FuzzName. GOFUZZ_FLAGS passes more flags, e.g.
+# -procs 8, or -coordinator/-worker for a distributed campaign
+# (docs/fuzzing.md).
+GOFUZZ_FLAGS ?= -procs 1
+go-fuzz:
+	@test -n "$(TARGET)" || { echo "usage: make go-fuzz TARGET=pkgdir.FuzzName [FUZZTIME=10m] (e.g. vlfs/ondisk.FuzzInode)"; exit 2; }
+	@[ -x bin/go-fuzz ] && [ -x bin/go-fuzz-build ] || GOBIN=$(CURDIR)/bin $(GO) install github.com/dvyukov/go-fuzz/go-fuzz@latest github.com/dvyukov/go-fuzz/go-fuzz-build@latest
+	@set -e; pkg=$${TARGET%.*}; name=$${TARGET##*.}; fn=FuzzGo$${name#Fuzz}; work=$$pkg/testdata/gofuzz/$$name; \
+	src=$$(cd / && GO111MODULE=on $(GO) mod download -json github.com/dvyukov/go-fuzz@latest | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
+	rm -rf bin/gofuzz && mkdir -p bin/gofuzz/dep $$work; \
+	cp -r $$src/go-fuzz-dep $$src/go-fuzz-defs bin/gofuzz/dep/ && chmod -R u+w bin/gofuzz/dep; \
+	printf 'module github.com/dvyukov/go-fuzz\n\ngo 1.18\n' > bin/gofuzz/dep/go.mod; \
+	printf 'go %s\n\nuse (\n\t%s\n\t%s\n)\n' $$($(GO) mod edit -json | sed -n 's/.*"Go": "\(.*\)".*/\1/p') $(CURDIR) $(CURDIR)/bin/gofuzz/dep > bin/gofuzz/go.work; \
+	echo "== go-fuzz-build -func $$fn ./$$pkg"; \
+	GOWORK=$(CURDIR)/bin/gofuzz/go.work ./bin/go-fuzz-build -func $$fn -o bin/gofuzz/$$name.zip ./$$pkg; \
+	echo "== go-fuzz $$fn for $(FUZZTIME), workdir $$work"; \
+	timeout $(FUZZTIME) ./bin/go-fuzz -bin bin/gofuzz/$$name.zip -workdir $$work $(GOFUZZ_FLAGS) || [ $$? = 124 ]; \
+	if [ -n "$$(ls -A $$work/crashers 2>/dev/null)" ]; then echo "crashers in $$work/crashers"; exit 1; fi
+
+# loopback builds the go-fuse pass-through peer of `vlfs bench peers`
+# (its own module, bench/loopback: the main module never compiles go-fuse).
+loopback:
+	cd bench/loopback && $(GO) build -o ../../bin/vlfs-loopback .
+
+# bench-peers: vlfs against the host file system, fuse2fs and the go-fuse
+# loopback on the wall clock (docs/peers.md); PEERS_FLAGS=--quick for a
+# short run (with PEERS_OUT=/tmp/peers.json, to keep the full run's JSON).
+PEERS_OUT ?= docs/results/peers.json
+bench-peers: deps build loopback
+	@mkdir -p $(dir $(PEERS_OUT))
+	./bin/vlfs bench peers --loopback bin/vlfs-loopback --json $(PEERS_FLAGS) > $(PEERS_OUT).tmp
+	mv $(PEERS_OUT).tmp $(PEERS_OUT)
+	./bin/vlfs bench show $(PEERS_OUT)
+
+# bench: the whole benchmark suite (tools/figures/run-bench.sh), each
+# report saved as docs/results/NAME.json with its table on stdout, then the
+# figures. At most 20 minutes on 2 cores; QUICK=1 (or make bench-quick)
+# passes --quick to every benchmark, under 2 minutes. Go micro-benchmarks:
+# make bench-go.
+RESULTS ?= docs/results
 bench: build
-	./bin/vlfs bench locate --disk hp97560
-	./bin/vlfs bench locate --disk st19101
-	./bin/vlfs bench threshold --disk st19101
+	VLFS=./bin/vlfs RESULTS=$(RESULTS) QUICK=$(QUICK) sh tools/figures/run-bench.sh
+	$(MAKE) figures RESULTS=$(RESULTS)
+
+bench-quick:
+	$(MAKE) bench QUICK=1
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./vld/...
+
+# figures: the plots in docs/figures and docs/results.md, from the JSON in
+# $(RESULTS) only. tools/figures is its own Go module, so gonum/plot is
+# never compiled by the main module or make test.
+figures:
+	cd tools/figures && $(GO) run . -results $(abspath $(RESULTS)) -out $(abspath docs)
+
+# crashtest: the full crash-consistency pass (docs/crashtest.md): all seq-1
+# workloads, a 2,000-workload seq-2 sample and ten SIGKILLs of a FUSE mount.
+crashtest: build
+	./bin/vlfs crashtest --workloads seq1
+	./bin/vlfs crashtest --workloads seq2 --sample 2000 --seed 1
+	VLFS_BINARY=$(CURDIR)/bin/vlfs ./bin/vlfs crashtest --kill 10 --seed 1
 
 clean:
 	rm -rf bin

@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -38,8 +39,10 @@ type BatchConfig struct {
 	LiveFraction float64     // live experiment: share of the free space holding data; default 0.5
 	Modes        []string    // live experiment: default LiveModes()
 	Seed         int64
+	Progress     io.Writer // where to show progress (stderr); nil for none
 
-	cstar disk.CStarInputs
+	cstar    disk.CStarInputs
+	progress *Progress
 }
 
 // QuickBatchConfig is a small configuration for smoke runs: fewer
@@ -156,6 +159,8 @@ func Batch(cfg BatchConfig) (*Report, error) {
 		return nil, fmt.Errorf("bench batch: %w", err)
 	}
 	cfg.cstar = d.in
+	cfg.progress = NewProgress(cfg.Progress, "bench batch", cfg.points())
+	defer cfg.progress.Done()
 	rep := newBatchReport(&cfg)
 	for _, e := range cfg.Experiments {
 		if e == ExperimentModel {
@@ -167,6 +172,19 @@ func Batch(cfg BatchConfig) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// points counts the runs Batch makes, for its progress display.
+func (c *BatchConfig) points() int {
+	n := 0
+	for _, e := range c.Experiments {
+		if e == ExperimentModel {
+			n += len(c.Arrivals) * len(c.Loads) * c.MaxBatch
+		} else {
+			n += len(c.Loads) * len(c.Modes)
+		}
+	}
+	return n
 }
 
 func newBatchReport(cfg *BatchConfig) *Report {
@@ -219,6 +237,7 @@ func modelRows(cfg *BatchConfig, d *batchDisk, rep *Report) {
 					row["model_ms"] = ms
 				}
 				rep.Rows = append(rep.Rows, row)
+				cfg.progress.Step("model " + arr + " load " + l.Name)
 			}
 			rep.Notes = append(rep.Notes, fmt.Sprintf("model %s load %s: simulated minimum %.2f ms at batch %d (c* = %.2f)", arr, l.Name, best, bestC, cfg.cstar.CStar))
 		}
@@ -242,6 +261,7 @@ func liveRows(cfg *BatchConfig, rep *Report) error {
 			}
 			row := res.row(l, mode, cfg.BlockSize)
 			rep.Rows = append(rep.Rows, row)
+			cfg.progress.Step("live load " + l.Name + " " + mode)
 			if m, ok := row["read_mean_ms"].(float64); ok {
 				means[mode] = m
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
@@ -85,6 +86,9 @@ type Options struct {
 type MkfsOptions struct {
 	Model     *disk.Model
 	BlockSize int // default 4096
+	// Placement is how the volume places blocks (eager, inplace, lfs:
+	// docs/placement.md); fixed for the life of the image.
+	Placement vld.Placement
 	Progress  func(done, total int64)
 	// Head, when set, places mkfs's own writes (the root directory) with
 	// the profiled head model instead of the simulated one.
@@ -148,4 +152,5 @@ type Stats struct {
 	Inodes       int64              // allocated inodes
 	Utilization  float64            // fraction of client blocks in use
 	Vol          vld.Stats          // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
+	Compactor    *compactor.Stats   // the background compactor's counters; nil when it is off
 }

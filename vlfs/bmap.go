@@ -157,10 +157,11 @@ func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
 		old = &n.ptrs[slot]
 		n.dirty = true
 	}
-	if *old != 0 {
+	if *old != 0 && *old != a { // equal: rewritten in place
 		fs.freeBlockLocked(*old)
 	}
 	*old = a
+	fs.noteBlockLocked(in, lbn, a) // the compactor's reverse map
 	fs.markDirtyLocked(in)
 	return nil
 }
@@ -168,6 +169,7 @@ func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
 // freeBlockLocked queues a for release at the next commit snapshot: until
 // then the state being committed may still reference it.
 func (fs *FS) freeBlockLocked(a vld.Addr) {
+	fs.noteFreeLocked(a) // the compactor's reverse map
 	fs.pendingFree = append(fs.pendingFree, a)
 }
 

@@ -8,47 +8,75 @@ import (
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
+// maxFindings bounds what one check collects: a badly damaged image must
+// not make fsck use unbounded memory.
+const maxFindings = 1000
+
 // Check walks the whole file system and verifies its invariants: every
 // inode block decodes (checksums), no block is referenced twice, block
 // counts and sizes agree with the block trees, every inode is reachable
 // from the root (or an open orphan), link counts equal the entries naming
 // each inode, directories' ".." is right; then the volume's own Check with
-// every block vlfs references. It returns all problems joined, each
-// wrapping ErrCorrupt.
+// every block vlfs references. It returns every problem as a Finding
+// (each wrapping ErrCorrupt), joined.
 func (fs *FS) Check() error {
+	fds, err := fs.Findings()
+	if err != nil {
+		return err
+	}
+	if len(fds) == 0 {
+		return nil
+	}
+	errs := make([]error, len(fds))
+	for i, f := range fds {
+		errs[i] = f
+	}
+	return errors.Join(errs...)
+}
+
+// Findings is Check returning the problems as values; the error is for a
+// file system that cannot be checked at all (closed).
+func (fs *FS) Findings() ([]Finding, error) {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
 	fs.lock()
 	defer fs.unlock()
 	if fs.closed {
-		return fmt.Errorf("check: file system closed: %w", ErrInvalid)
+		return nil, fmt.Errorf("check: file system closed: %w", ErrInvalid)
 	}
-	c := &checker{fs: fs, owner: map[uint64]string{}, refs: map[Ino]uint32{}, subdirs: map[Ino]uint32{},
-		children: map[Ino][]childRef{}, types: map[Ino]uint32{}, isDir: map[Ino]bool{}, nlink: map[Ino]uint32{}, parent: map[Ino]Ino{}}
+	c := fs.checkLocked()
+	return c.errs, nil
+}
+
+// checkLocked runs the whole check with FS.commitMu and FS.mu held and
+// returns the checker (repair reads what it learned).
+func (fs *FS) checkLocked() *checker {
+	c := newChecker(fs)
 	c.run()
 	if len(c.errs) > 0 {
-		return errors.Join(c.errs...)
+		return c // the set of referenced blocks may be incomplete
 	}
 	live := make([]vld.Addr, 0, len(c.owner))
 	for a := range c.owner {
 		live = append(live, a)
 	}
 	if err := fs.vol.Check(live); err != nil {
-		return fmt.Errorf("volume: %w: %w", err, ErrCorrupt)
+		c.fail(FindVolume, 0, 0, "%v", err)
 	}
-	return nil
+	return c
 }
 
 // childRef is one directory entry as Check saw it.
 type childRef struct {
-	ino Ino
-	typ uint32
+	name string
+	ino  Ino
+	typ  uint32
 }
 
 // checker accumulates what Check learns.
 type checker struct {
 	fs       *FS
-	errs     []error
+	errs     []Finding
 	owner    map[uint64]string // block -> who references it
 	refs     map[Ino]uint32    // directory entries naming each inode
 	subdirs  map[Ino]uint32    // subdirectories of each directory
@@ -57,21 +85,30 @@ type checker struct {
 	isDir    map[Ino]bool
 	nlink    map[Ino]uint32
 	parent   map[Ino]Ino
+	reached  map[Ino]bool
+	counted  map[Ino]uint64 // blocks found in each inode's tree
+	maxLbn   map[Ino]uint64 // one past each inode's last block
 }
 
-func (c *checker) fail(format string, args ...any) {
-	if len(c.errs) < 100 {
-		c.errs = append(c.errs, fmt.Errorf(format+": %w", append(args, ErrCorrupt)...))
+func newChecker(fs *FS) *checker {
+	return &checker{fs: fs, owner: map[uint64]string{}, refs: map[Ino]uint32{}, subdirs: map[Ino]uint32{},
+		children: map[Ino][]childRef{}, types: map[Ino]uint32{}, isDir: map[Ino]bool{}, nlink: map[Ino]uint32{},
+		parent: map[Ino]Ino{}, reached: map[Ino]bool{}, counted: map[Ino]uint64{}, maxLbn: map[Ino]uint64{}}
+}
+
+func (c *checker) fail(kind FindingKind, ino Ino, addr uint64, format string, args ...any) {
+	if len(c.errs) < maxFindings {
+		c.errs = append(c.errs, Finding{Kind: kind, Ino: ino, Addr: addr, Detail: fmt.Sprintf(format, args...)})
 	}
 }
 
 // claim records that who references block a.
-func (c *checker) claim(a uint64, who string) {
+func (c *checker) claim(a uint64, ino Ino, who string) {
 	if a == 0 {
 		return
 	}
 	if prev, dup := c.owner[a]; dup {
-		c.fail("block %d referenced by %s and by %s", a, prev, who)
+		c.fail(FindSharedBlock, ino, a, "block %d referenced by %s and by %s", a, prev, who)
 		return
 	}
 	c.owner[a] = who
@@ -80,7 +117,7 @@ func (c *checker) claim(a uint64, who string) {
 func (c *checker) run() {
 	fs := c.fs
 	for _, a := range fs.pendingFree {
-		c.claim(a, "the free list awaiting a commit")
+		c.claim(a, 0, "the free list awaiting a commit")
 	}
 	for ibn := uint64(0); ibn < fs.imap.numBlocks(); ibn++ {
 		c.inodeBlock(ibn)
@@ -93,18 +130,18 @@ func (c *checker) run() {
 	c.links()
 }
 
-// inodeBlock checks that an inode block decodes and agrees with the
-// in-use bits for inodes that are not dirty.
+// inodeBlock checks that an inode block decodes, agrees with the in-use
+// bits for inodes that are not dirty, and holds some inode in use.
 func (c *checker) inodeBlock(ibn uint64) {
 	fs := c.fs
 	a := fs.imap.addr(ibn)
 	if a == 0 {
 		return
 	}
-	c.claim(a, fmt.Sprintf("inode block %d", ibn))
+	c.claim(a, 0, fmt.Sprintf("inode block %d", ibn))
 	buf := make([]byte, fs.geo.bs)
 	if err := fs.vol.ReadBlock(a, buf); err != nil {
-		c.fail("inode block %d at %d: %v", ibn, a, err)
+		c.fail(FindUnreadable, 0, a, "inode block %d at %d: %v", ibn, a, err)
 		return
 	}
 	err := ondisk.DecodeInodeBlock(buf, ibn*fs.geo.ipb, func(_ int, n *ondisk.Inode) error {
@@ -113,19 +150,35 @@ func (c *checker) inodeBlock(ibn uint64) {
 			return nil
 		}
 		if in != nil && in.d != *n {
-			c.fail("inode %d: clean in memory but differs from its record on disk", n.Ino)
+			c.fail(FindInodeState, Ino(n.Ino), a, "inode %d: clean in memory but differs from its record on disk", n.Ino)
 		}
 		if n.Ino != 0 && n.Free() == fs.imap.isUsed(n.Ino) {
-			c.fail("inode %d: on disk free=%v, in-use bit %v", n.Ino, n.Free(), fs.imap.isUsed(n.Ino))
+			c.fail(FindInodeState, Ino(n.Ino), a, "inode %d: on disk free=%v, in-use bit %v", n.Ino, n.Free(), fs.imap.isUsed(n.Ino))
 		}
 		return nil
 	})
 	if err != nil {
-		c.fail("inode block %d at %d: %v", ibn, a, err)
+		c.fail(FindUnreadable, 0, a, "inode block %d at %d: %v", ibn, a, err)
+		return
+	}
+	if !fs.imap.blockUsed(ibn) && !c.anyDirty(ibn) {
+		c.fail(FindLeakedBlock, 0, a, "inode block %d at %d holds no inode in use", ibn, a)
 	}
 }
 
-// inodeLocked returns the current state of ino without caching it.
+// anyDirty reports whether an inode of block ibn awaits a write-out (which
+// frees a block left empty, so an empty block is not a leak yet).
+func (c *checker) anyDirty(ibn uint64) bool {
+	ipb := c.fs.geo.ipb
+	for ino := ibn * ipb; ino < (ibn+1)*ipb; ino++ {
+		if in := c.fs.inodes[Ino(ino)]; in != nil && in.dirty {
+			return true
+		}
+	}
+	return false
+}
+
+// load returns the current state of ino without caching it.
 func (c *checker) load(ino Ino) (*inode, bool) {
 	fs := c.fs
 	if in := fs.inodes[ino]; in != nil {
@@ -133,7 +186,7 @@ func (c *checker) load(ino Ino) (*inode, bool) {
 	}
 	d, err := fs.readInodeLocked(uint64(ino))
 	if err != nil {
-		c.fail("inode %d: %v", ino, err)
+		c.fail(FindUnreadable, ino, 0, "inode %d: %v", ino, err)
 		return nil, false
 	}
 	return &inode{ino: ino, d: d}, false
@@ -149,17 +202,17 @@ func (c *checker) inode(ino Ino) {
 		defer func() { fs.nodes -= len(in.nodes) }()
 	}
 	if in.d.Free() || !ondisk.ValidType(in.d.Mode) {
-		c.fail("inode %d is in use but has mode %#o", ino, in.d.Mode)
+		c.fail(FindInodeState, ino, 0, "inode %d is in use but has mode %#o", ino, in.d.Mode)
 		return
 	}
 	c.nlink[ino] = in.d.Nlink
 	c.isDir[ino] = in.isDir()
 	c.types[ino] = typeOf(in.d.Mode)
 	c.parent[ino] = Ino(in.d.Parent)
-	c.claim(in.d.Xattr, fmt.Sprintf("xattrs of inode %d", ino))
+	c.claim(in.d.Xattr, ino, fmt.Sprintf("xattrs of inode %d", ino))
 	if in.xattrs == nil && in.d.Xattr != 0 {
 		if _, err := fs.xattrsLocked(in); err != nil {
-			c.fail("inode %d: %v", ino, err)
+			c.fail(FindUnreadable, ino, in.d.Xattr, "inode %d: %v", ino, err)
 		}
 		if !cached {
 			in.xattrs = nil
@@ -179,16 +232,16 @@ func (c *checker) blocks(in *inode) {
 	err := fs.forEachBlockLocked(in, func(isNode bool, lbn, a uint64) error {
 		count++
 		if isNode {
-			c.claim(a, fmt.Sprintf("an indirect block of inode %d", in.ino))
+			c.claim(a, in.ino, fmt.Sprintf("an indirect block of inode %d", in.ino))
 			return nil
 		}
-		c.claim(a, fmt.Sprintf("block %d of inode %d", lbn, in.ino))
+		c.claim(a, in.ino, fmt.Sprintf("block %d of inode %d", lbn, in.ino))
 		mapped[lbn] = true
 		maxLbn = max(maxLbn, lbn+1)
 		return nil
 	})
 	if err != nil {
-		c.fail("inode %d: %v", in.ino, err)
+		c.fail(FindUnreadable, in.ino, 0, "inode %d: %v", in.ino, err)
 		return
 	}
 	for lbn := range in.data {
@@ -201,7 +254,7 @@ func (c *checker) blocks(in *inode) {
 		for i, db := range in.dir.blocks {
 			if !mapped[uint64(i)] {
 				if !db.dirty {
-					c.fail("directory %d: block %d neither written nor dirty", in.ino, i)
+					c.fail(FindSize, in.ino, 0, "directory %d: block %d neither written nor dirty", in.ino, i)
 				}
 				count++
 			}
@@ -210,15 +263,16 @@ func (c *checker) blocks(in *inode) {
 	if in.d.Xattr != 0 {
 		count++
 	}
+	c.counted[in.ino], c.maxLbn[in.ino] = count, maxLbn
 	if count != in.d.Blocks {
-		c.fail("inode %d: %d blocks counted, record says %d", in.ino, count, in.d.Blocks)
+		c.fail(FindBlockCount, in.ino, 0, "inode %d: %d blocks counted, record says %d", in.ino, count, in.d.Blocks)
 	}
 	bs := uint64(fs.geo.bs)
 	if limit := (in.d.Size + bs - 1) / bs; maxLbn > limit {
-		c.fail("inode %d: block %d beyond size %d", in.ino, maxLbn-1, in.d.Size)
+		c.fail(FindSize, in.ino, 0, "inode %d: block %d beyond size %d", in.ino, maxLbn-1, in.d.Size)
 	}
 	if in.isDir() && (in.d.Size%bs != 0 || uint64(len(mapped)) > in.d.Size/bs) {
-		c.fail("directory %d: size %d with %d blocks", in.ino, in.d.Size, len(mapped))
+		c.fail(FindSize, in.ino, 0, "directory %d: size %d with %d blocks", in.ino, in.d.Size, len(mapped))
 	}
 }
 
@@ -227,7 +281,7 @@ func (c *checker) dir(in *inode, cached bool) {
 	fs := c.fs
 	ds, err := fs.dirLocked(in)
 	if err != nil {
-		c.fail("directory %d: %v", in.ino, err)
+		c.fail(FindUnreadable, in.ino, 0, "directory %d: %v", in.ino, err)
 		return
 	}
 	if !cached {
@@ -235,11 +289,11 @@ func (c *checker) dir(in *inode, cached bool) {
 	}
 	for name, e := range ds.ents {
 		if !fs.imap.isUsed(uint64(e.ino)) {
-			c.fail("directory %d: %q names free inode %d", in.ino, name, e.ino)
+			c.fail(FindBadEntry, in.ino, 0, "directory %d: %q names free inode %d", in.ino, name, e.ino)
 			continue
 		}
 		c.refs[e.ino]++
-		c.children[in.ino] = append(c.children[in.ino], childRef{e.ino, uint32(e.typ) << 12})
+		c.children[in.ino] = append(c.children[in.ino], childRef{name, e.ino, uint32(e.typ) << 12})
 		if uint32(e.typ)<<12 == ondisk.ModeDir {
 			c.subdirs[in.ino]++
 		}
@@ -248,46 +302,66 @@ func (c *checker) dir(in *inode, cached bool) {
 
 // links checks reachability, link counts, entry types and "..".
 func (c *checker) links() {
+	c.reached = c.reach()
+	for d, kids := range c.children {
+		for _, cr := range kids {
+			ch := cr.ino
+			if cr.typ != c.types[ch] {
+				c.fail(FindBadEntry, d, 0, "directory %d: entry %q for inode %d has type %#o, inode %#o", d, cr.name, ch, cr.typ, c.types[ch])
+			}
+			if c.isDir[ch] && c.parent[ch] != d && c.refs[ch] == 1 {
+				c.fail(FindParent, ch, 0, "directory %d is in %d but its parent is %d", ch, d, c.parent[ch])
+			}
+		}
+	}
+	for ino, nl := range c.nlink {
+		c.linkCount(ino, nl)
+	}
+	if c.parent[RootIno] != RootIno {
+		c.fail(FindParent, RootIno, 0, "root's parent is %d", c.parent[RootIno])
+	}
+}
+
+// reach returns the inodes reachable from the root.
+func (c *checker) reach() map[Ino]bool {
 	reached := map[Ino]bool{RootIno: true}
 	queue := []Ino{RootIno}
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
 		for _, cr := range c.children[d] {
-			ch := cr.ino
-			if cr.typ != c.types[ch] {
-				c.fail("directory %d: entry for inode %d has type %#o, inode %#o", d, ch, cr.typ, c.types[ch])
-			}
-			if c.isDir[ch] && c.parent[ch] != d {
-				c.fail("directory %d is in %d but its parent is %d", ch, d, c.parent[ch])
-			}
-			if !reached[ch] {
-				reached[ch] = true
-				queue = append(queue, ch)
+			if !reached[cr.ino] {
+				reached[cr.ino] = true
+				queue = append(queue, cr.ino)
 			}
 		}
 	}
-	for ino, nl := range c.nlink {
-		want := c.refs[ino]
-		if c.isDir[ino] {
-			want = 0
-			if c.refs[ino] > 1 {
-				c.fail("directory %d has %d entries", ino, c.refs[ino])
-			}
-			if c.refs[ino] == 1 || ino == RootIno {
-				want = 2 + c.subdirs[ino]
-			}
-		}
-		switch {
-		case nl != want:
-			c.fail("inode %d: link count %d, want %d", ino, nl, want)
-		case nl == 0 && !c.fs.orphans[ino]:
-			c.fail("inode %d: no link and not held open", ino)
-		case nl > 0 && !reached[ino]:
-			c.fail("inode %d is not reachable from the root", ino)
-		}
+	return reached
+}
+
+// wantLinks is the link count the entries naming ino call for.
+func (c *checker) wantLinks(ino Ino) uint32 {
+	if !c.isDir[ino] {
+		return c.refs[ino]
 	}
-	if c.parent[RootIno] != RootIno {
-		c.fail("root's parent is %d", c.parent[RootIno])
+	if c.refs[ino] == 1 || ino == RootIno {
+		return 2 + c.subdirs[ino]
+	}
+	return 0
+}
+
+func (c *checker) linkCount(ino Ino, nl uint32) {
+	want := c.wantLinks(ino)
+	if c.isDir[ino] && c.refs[ino] > 1 {
+		c.fail(FindBadEntry, ino, 0, "directory %d has %d entries", ino, c.refs[ino])
+	}
+	switch {
+	case nl == 0 && want == 0 && !c.fs.orphans[ino]:
+		c.fail(FindUnlinked, ino, 0, "inode %d: no link and not held open", ino)
+	case nl != want && !(want == 0 && !c.reached[ino]):
+		c.fail(FindLinkCount, ino, 0, "inode %d: link count %d, want %d", ino, nl, want)
+	}
+	if nl > 0 && !c.reached[ino] {
+		c.fail(FindUnreachable, ino, 0, "inode %d (link count %d) is not reachable from the root", ino, nl)
 	}
 }

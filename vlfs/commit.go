@@ -109,7 +109,7 @@ func (fs *FS) landCommit(p *commitPlan) ([]vld.Addr, error) {
 	if len(p.bufs) == 0 {
 		return nil, fs.vol.Commit(p.payload(nil))
 	}
-	return fs.vol.WriteCommit(p.bufs, p.pieces, p.payload)
+	return fs.vol.WriteCommitOpts(p.bufs, p.writeOpts(), p.pieces, p.payload)
 }
 
 // releaseFreesLocked hands the blocks freed before this snapshot to the

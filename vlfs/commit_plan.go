@@ -19,9 +19,10 @@ type commitPlan struct {
 	size     int // piece payload size
 	payload  func(addrs []vld.Addr) map[uint32][]byte
 
-	ins    []*inode // every inode dirty when the plan was made
-	ibns   []uint64 // inode blocks to write, in order
-	bufs   [][]byte // their contents (copies)
+	ins    []*inode   // every inode dirty when the plan was made
+	ibns   []uint64   // inode blocks to write, in order
+	bufs   [][]byte   // their contents (copies)
+	near   []vld.Addr // their addresses now: placement hints (old copies)
 	groups [][]inodeVer
 	pieces []uint32              // pieces to commit, in order
 	base   map[uint32][]vld.Addr // their addresses before this commit
@@ -54,6 +55,7 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 		}
 		p.ibns = append(p.ibns, ibn)
 		p.bufs = append(p.bufs, slices.Clone(blk))
+		p.near = append(p.near, fs.imap.addr(ibn))
 		vs := make([]inodeVer, len(group))
 		for i, in := range group {
 			vs[i] = inodeVer{in, in.ver}
@@ -87,6 +89,16 @@ func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
 	return out
 }
 
+// writeOpts are the placement hints of the inode blocks: each replaces its
+// old copy, if it has one.
+func (p *commitPlan) writeOpts() vld.WriteOpts {
+	o := vld.WriteOpts{Meta: true, Near: p.near, Replaces: make([]bool, len(p.near))}
+	for i, a := range p.near {
+		o.Replaces[i] = a != 0
+	}
+	return o
+}
+
 func encodePiece(pc uint32, addrs []vld.Addr, size int) []byte {
 	b := make([]byte, size)
 	ondisk.EncodePiece(b, pc, addrs)
@@ -99,7 +111,7 @@ func encodePiece(pc uint32, addrs []vld.Addr, size int) []byte {
 // not change while the commit was in flight).
 func (fs *FS) applyCommitLocked(p *commitPlan, addrs []vld.Addr) {
 	for i, ibn := range p.ibns {
-		if old := fs.imap.addr(ibn); old != 0 {
+		if old := fs.imap.addr(ibn); old != 0 && old != addrs[i] { // equal: rewritten in place
 			fs.freeBlockLocked(old)
 		}
 		fs.imap.setAddrClean(ibn, addrs[i])

@@ -59,6 +59,7 @@ type FS struct {
 	committing  bool       // a commit's inode blocks are in flight: they and the inode map are the commit's
 	zero        []byte     // one block of zeros, never written to
 
+	cm      compaction // the idle-time compactor's view (compact.go)
 	gc      groupCommit
 	stats   counters
 	stop    chan struct{}

@@ -19,6 +19,7 @@ type inodeMap struct {
 	nused int64               // inodes in use, not counting inode 0
 	hint  uint64              // no free inode number is below this one
 	dirty map[uint32]struct{} // pieces changed since the last commit
+	rev   *revMap             // the compactor's reverse map, once built (compact.go)
 }
 
 func newInodeMap(g geometry) *inodeMap {
@@ -45,6 +46,7 @@ func (m *inodeMap) setAddrClean(ibn uint64, a vld.Addr) {
 		m.addrs = append(m.addrs, make([]vld.Addr, ibn+1-uint64(len(m.addrs)))...)
 	}
 	m.addrs[ibn] = a
+	m.rev.setIBlock(ibn, a)
 }
 
 // markPiece records that the piece holding inode block ibn changed.

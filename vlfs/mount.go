@@ -26,7 +26,7 @@ func Mkfs(dev device.Device, o MkfsOptions) error {
 	}
 	sb := ondisk.Superblock{Version: ondisk.FormatVersion, BlockSize: uint32(bs), InodeSize: ondisk.InodeSize,
 		RootIno: uint64(RootIno), Created: time.Now().UnixNano()}
-	fo := vld.FormatOptions{Model: o.Model, BlockSize: bs, Kind: volumeKind, AppData: sb.Encode(), Progress: o.Progress}
+	fo := vld.FormatOptions{Model: o.Model, BlockSize: bs, Kind: volumeKind, AppData: sb.Encode(), Progress: o.Progress, Placement: o.Placement}
 	if err := vld.Format(dev, fo); err != nil {
 		return fmt.Errorf("mkfs: %w", err)
 	}
@@ -232,6 +232,7 @@ func (w *walker) mark(ino uint64, a uint64) error {
 	if err := w.fs.vol.MarkLive(a); err != nil {
 		return fmt.Errorf("inode %d: %w", ino, err)
 	}
+	w.fs.noteOwnedLocked(ino, a) // the compactor's reverse map
 	return nil
 }
 
@@ -277,6 +278,9 @@ func (fs *FS) Close() error {
 		return fmt.Errorf("close: %w", ErrInvalid)
 	}
 	fs.unlock()
+	if cerr := fs.StopCompactor(); cerr != nil {
+		fs.logf("vlfs: close: %v", cerr)
+	}
 	if fs.stop != nil {
 		close(fs.stop)
 		<-fs.stopped

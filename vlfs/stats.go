@@ -1,6 +1,9 @@
 package vlfs
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // opKind names the operations counted in Stats.Ops.
 type opKind int
@@ -45,11 +48,27 @@ type counters struct {
 	bytes   [numOps]atomic.Int64
 	commits atomic.Int64
 	grouped atomic.Int64
+
+	// For the compactor's idle detection (compactor.Foreground).
+	arrived atomic.Uint64 // operations arrived
+	last    atomic.Int64  // wall-clock time of the last one, UnixNano
 }
 
 func (c *counters) count(op opKind, n int) {
 	c.ops[op].Add(1)
 	c.bytes[op].Add(int64(n))
+	c.last.Store(time.Now().UnixNano())
+	c.arrived.Add(1)
+}
+
+// activity is how many operations arrived and when the last one did.
+func (c *counters) activity() (uint64, time.Time) {
+	n := c.arrived.Load()
+	var last time.Time
+	if ns := c.last.Load(); ns != 0 {
+		last = time.Unix(0, ns)
+	}
+	return n, last
 }
 
 // Stats returns the file system's counters and the volume's.
@@ -68,6 +87,7 @@ func (fs *FS) Stats() Stats {
 	s.Inodes = fs.imap.nused
 	fs.mu.Unlock()
 	s.Vol = fs.vol.Stats()
+	s.Compactor = fs.compactorStats()
 	if s.Vol.TotalBlocks > 0 {
 		s.Utilization = 1 - float64(s.Vol.FreeBlocks)/float64(s.Vol.TotalBlocks)
 	}

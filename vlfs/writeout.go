@@ -17,6 +17,25 @@ const writeChunk = 512
 type pendingWrite struct {
 	buf   []byte
 	apply func(a vld.Addr) error
+	// near is the placement hint (vld.WriteOpts.Near): the block's old
+	// copy when rep, else a neighbour; 0 for none. An in-place volume may
+	// return the old copy itself: apply must then not free it.
+	near vld.Addr
+	rep  bool
+}
+
+// nearLocked is the placement hint of file block lbn: its old copy, else
+// the previous block, else the inode's block.
+func (fs *FS) nearLocked(in *inode, lbn uint64) (vld.Addr, bool) {
+	if a, err := fs.bmapLocked(in, lbn); err == nil && a != 0 {
+		return a, true
+	}
+	if lbn > 0 {
+		if a, err := fs.bmapLocked(in, lbn-1); err == nil && a != 0 {
+			return a, false
+		}
+	}
+	return fs.imap.addr(uint64(in.ino) / fs.geo.ipb), false
 }
 
 // sortedDirtyLocked returns the dirty inodes in inode-number order, so that
@@ -147,7 +166,8 @@ func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
 		if buf == nil {
 			buf = fs.zero
 		}
-		out = append(out, pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+		near, rep := fs.nearLocked(in, lbn)
+		out = append(out, pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
 			if err := fs.setPtrLocked(in, lbn, a); err != nil {
 				return err
 			}
@@ -171,7 +191,8 @@ func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("directory %d block %d: %w: %w", in.ino, i, err, ErrCorrupt)
 		}
-		out = append(out, pendingWrite{buf: buf, apply: func(a vld.Addr) error {
+		near, rep := fs.nearLocked(in, uint64(i))
+		out = append(out, pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
 			if err := fs.setPtrLocked(in, uint64(i), a); err != nil {
 				return err
 			}
@@ -189,10 +210,11 @@ func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 	for len(ws) > 0 {
 		n := min(len(ws), writeChunk)
 		bufs := make([][]byte, n)
+		o := vld.WriteOpts{Meta: meta, Near: make([]vld.Addr, n), Replaces: make([]bool, n)}
 		for i := range bufs {
-			bufs[i] = ws[i].buf
+			bufs[i], o.Near[i], o.Replaces[i] = ws[i].buf, ws[i].near, ws[i].rep
 		}
-		addrs, err := fs.vol.WriteBlocks(bufs, vld.WriteOpts{Meta: meta})
+		addrs, err := fs.vol.WriteBlocks(bufs, o)
 		if err != nil {
 			return fs.volErr("write", err)
 		}
@@ -276,8 +298,12 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 	}
 	buf := make([]byte, fs.geo.bs)
 	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs)
-	return pendingWrite{buf: buf, apply: func(a vld.Addr) error {
-		if n.addr != 0 {
+	near, rep := n.addr, n.addr != 0
+	if !rep {
+		near = fs.imap.addr(uint64(in.ino) / fs.geo.ipb)
+	}
+	return pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
+		if n.addr != 0 && n.addr != a {
 			fs.freeBlockLocked(n.addr)
 		}
 		n.addr, n.dirty = a, false
@@ -303,8 +329,14 @@ func (fs *FS) xattrWriteLocked(in *inode) (pendingWrite, error) {
 	if err != nil {
 		return pendingWrite{}, err
 	}
-	return pendingWrite{buf: buf, apply: func(a vld.Addr) error {
-		if in.d.Xattr != 0 {
+	near, rep := in.d.Xattr, in.d.Xattr != 0
+	if !rep {
+		near = fs.imap.addr(uint64(in.ino) / fs.geo.ipb)
+	}
+	return pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
+		if in.d.Xattr == a {
+			// Rewritten in place: nothing to free or count.
+		} else if in.d.Xattr != 0 {
 			fs.freeBlockLocked(in.d.Xattr)
 		} else {
 			in.d.Blocks++
@@ -369,8 +401,9 @@ func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
 		if blk == nil {
 			continue
 		}
-		ws = append(ws, pendingWrite{buf: blk, apply: func(a vld.Addr) error {
-			if old := fs.imap.addr(ibn); old != 0 {
+		old := fs.imap.addr(ibn)
+		ws = append(ws, pendingWrite{buf: blk, near: old, rep: old != 0, apply: func(a vld.Addr) error {
+			if old := fs.imap.addr(ibn); old != 0 && old != a {
 				fs.freeBlockLocked(old)
 			}
 			fs.imap.setAddr(ibn, a)

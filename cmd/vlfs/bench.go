@@ -24,11 +24,15 @@ func benchmarks() map[string]benchmark {
 		"breakdown": {"Table 2 / Figure 9: latency breakdown of synchronous updates at 80%, eager vs in place (simulated)", runBenchBreakdown},
 		"idle":      {"Figure 11: bursts of synchronous updates at 80% with idle intervals, compactor on/off (simulated)", runBenchIdle},
 		"logical":   {"random synchronous 4 KiB updates in ext4 on the exported VLD, eager vs in place, + wall cost per layer (simulated + wall)", runBenchLogical},
+		"largefile": {"Figure 7: a 10 MB file written and read sequentially and at random on vlfs, inplace vs eager vs lfs (simulated)", runBenchLargefile},
 		"locate":    {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
+		"peers":     {"issues 3, 9: vlfs vs native, fuse2fs, go-fuse loopback: fio, varmail, oltp, 100k files, SQLite (wall)", runBenchPeers},
+		"smallfile": {"Figure 6: 1,500 files of 1 KB created, read cold, deleted on vlfs, inplace vs eager vs lfs (simulated)", runBenchSmallfile},
 		"threshold": {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
 		"updates":   {"Figure 8: random synchronous updates, eager vs in-place, vs utilization (simulated)", runBenchUpdates},
 
 		"headmodels": {"issue 8: synchronous updates with the oracle, profiled (Bark) and no head model; journal appends; host file (simulated / wall)", runBenchHeadModels},
+		"ranges":     {"issue 6: range writes, Figures 4-8 of the range-writes paper, HRS vs ECS (simulated)", runBenchRanges},
 	}
 }
 
@@ -43,6 +47,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		benchUsage(stdout, bs)
 		return exitOK
+	case "show":
+		return runBenchShow(args[1:], stdout, stderr)
 	}
 	b, ok := bs[args[0]]
 	if !ok {
@@ -54,6 +60,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 
 func benchUsage(w io.Writer, bs map[string]benchmark) {
 	fmt.Fprintln(w, "usage: vlfs bench NAME [options]   (vlfs bench NAME -h for its options)")
+	fmt.Fprintln(w, "       vlfs bench show FILE.json...   (print saved --json reports as tables)")
 	fmt.Fprintln(w, "benchmarks:")
 	names := make([]string, 0, len(bs))
 	for n := range bs {

@@ -49,7 +49,7 @@ func runBenchBatch(args []string, stdout, stderr io.Writer) int {
 	if *quick {
 		cfg = bench.QuickBatchConfig()
 	}
-	cfg.Model, cfg.BlockSize, cfg.Seed = m, *blockSize, *seed
+	cfg.Model, cfg.BlockSize, cfg.Seed, cfg.Progress = m, *blockSize, *seed, stderr
 	cfg.Experiments, cfg.Arrivals, cfg.Modes = splitList(*exps), splitList(*arrivals), splitList(*modes)
 	for _, o := range []struct {
 		flag string

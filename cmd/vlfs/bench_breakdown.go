@@ -17,14 +17,19 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	updates := fl.Int("updates", 2000, "measured updates per disk and placement")
 	size := fl.Int64("disk-mib", 128, "simulated disk region in MiB")
 	seed := fl.Int64("seed", 1, "random seed")
+	quick := fl.Bool("quick", false, "a smoke run: 32 MiB region, 300 updates")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *updates <= 0 || *size <= 0 {
 		fl.Usage()
 		return exitUsage
+	}
+	if *quick {
+		*size = int64(quickSamples(fl, "disk-mib", int(*size), 32))
+		*updates = quickSamples(fl, "updates", *updates, 300)
 	}
 	rep, err := bench.Breakdown(bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed})
 	if err != nil {

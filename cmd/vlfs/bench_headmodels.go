@@ -27,9 +27,10 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Int64("seed", 1, "random seed")
 	seeds := fl.Int("seeds", 1, "updates: average over this many seeds (seed, seed+1, ...)")
 	dir := fl.String("dir", "", "host: directory for the image and profile files (default: the system's temporary directory)")
+	quick := fl.Bool("quick", false, "a smoke run: 32 MiB region (host: 16 MiB), 300 updates, one seed")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench headmodels [--disk NAME|FILE] [--workload updates|journal|host] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench headmodels [--disk NAME|FILE] [--workload updates|journal|host] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -38,6 +39,15 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	if fl.NArg() != 0 || *size < 0 || *updates <= 0 || *seeds <= 0 {
 		fl.Usage()
 		return exitUsage
+	}
+	if *quick {
+		small := 32
+		if *workload == "host" {
+			small = 16
+		}
+		*size = int64(quickSamples(fl, "disk-mib", int(*size), small))
+		*updates = quickSamples(fl, "updates", *updates, 300)
+		*seeds = quickSamples(fl, "seeds", *seeds, 1)
 	}
 	m, code := resolveDisk("bench headmodels", *diskName, stderr)
 	if m == nil {

@@ -17,9 +17,10 @@ func runBenchLocate(args []string, stdout, stderr io.Writer) int {
 	samples := fl.Int("samples", bench.DefaultLocateSamples, "random head positions per utilization")
 	seed := fl.Int64("seed", 1, "random seed")
 	window := fl.Int("window", bench.DefaultLocateWindow, "cylinders simulated, from cylinder 0 within the outer zone")
+	quick := fl.Bool("quick", false, "a smoke run: 2,000 samples per utilization")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench locate --disk NAME|FILE [--unit-sectors N] [--samples N] [--seed S] [--window CYLS] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench locate --disk NAME|FILE [--unit-sectors N] [--samples N] [--seed S] [--window CYLS] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -28,6 +29,9 @@ func runBenchLocate(args []string, stdout, stderr io.Writer) int {
 	if fl.NArg() != 0 {
 		fl.Usage()
 		return exitUsage
+	}
+	if *quick {
+		*samples = quickSamples(fl, "samples", *samples, 2000)
 	}
 	for _, p := range []struct {
 		name string

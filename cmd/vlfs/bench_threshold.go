@@ -17,9 +17,10 @@ func runBenchThreshold(args []string, stdout, stderr io.Writer) int {
 	unit := fl.Int("unit-sectors", 1, "allocation unit in 512-byte sectors (1 = per sector, as Figure 2)")
 	writes := fl.Int("writes", bench.DefaultThresholdWrites, "writes simulated per threshold (at least)")
 	seed := fl.Int64("seed", 1, "random seed")
+	quick := fl.Bool("quick", false, "a smoke run: 3,000 writes per threshold")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench threshold --disk NAME|FILE [--unit-sectors N] [--writes N] [--seed S] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench threshold --disk NAME|FILE [--unit-sectors N] [--writes N] [--seed S] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -28,6 +29,9 @@ func runBenchThreshold(args []string, stdout, stderr io.Writer) int {
 	if fl.NArg() != 0 {
 		fl.Usage()
 		return exitUsage
+	}
+	if *quick {
+		*writes = quickSamples(fl, "writes", *writes, 3000)
 	}
 	if *unit <= 0 || *writes <= 0 {
 		fmt.Fprintf(stderr, "vlfs bench threshold: --unit-sectors and --writes must be positive, got %d and %d\n", *unit, *writes)

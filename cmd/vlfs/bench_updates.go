@@ -36,7 +36,7 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed}
 	if *quick {
-		cfg.Utilizations, cfg.Updates = []float64{0.5, 0.8}, 500
+		cfg.Utilizations, cfg.Updates = []float64{0.5, 0.8}, quickSamples(fl, "updates", *updates, 500)
 	}
 	rep, err := bench.Updates(cfg)
 	if err != nil {

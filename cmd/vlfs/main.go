@@ -35,12 +35,15 @@ func commands() map[string]command {
 		"cstar":   {"optimal write batch size c* for a disk (Carson & Setia)", runCstar},
 		"disk":    {"logical-disk mode: ext4 or fuse2fs on the VLD (vlfs disk help)", runDisk},
 		"fsck":    {"check an image (exit 0 clean, 4 errors left, 8 failure)", runFsck},
+		"inspect": {"print an image's structures; --damage surgery for tests (vlfs inspect --help)", runInspect},
 		"mkfs":    {"create and format an image (vlfs mkfs [--disk D] [--size S] IMAGE)", runMkfs},
 		"mount":   {"mount an image with FUSE (vlfs mount [-o OPTS] [--background] IMAGE DIR)", runMount},
 		"umount":  {"unmount a vlfs mount point and wait for the image to close", runUmount},
 		"stats":   {"live counters of a mount, or static ones of an image (--json)", runStats},
 		"compact": {"compact free space of a logical-disk image offline, with a progress bar", runCompact},
 		"profile": {"measure a device's write cost by skip x think time (Bark): vlfs profile TARGET --out FILE", runProfile},
+
+		"crashtest": {"crash-consistency test: --workloads seq1|seq2, --workload FILE, or --kill N (docs/crashtest.md)", runCrashtest},
 	}
 }
 

@@ -24,6 +24,8 @@ type mountArgs struct {
 	clock         string
 	batch         string
 	head          string
+	compactor     string // on or off (mount_compactor.go)
+	placement     string // "" or the placement the image must have (fixed at mkfs)
 	background    bool
 	debug         bool
 	logFile       string
@@ -63,6 +65,8 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 	fl.StringVar(&a.clock, "clock", "virtual", "simulated disk time: virtual (nothing sleeps) or real (each request sleeps its service time)")
 	fl.StringVar(&a.batch, "batch", "auto", "write batching: auto (c* blocks, reads first between batches), auto-track, segment, fifo, or N blocks")
 	fl.StringVar(&a.head, "head", "sim", "head model: sim (the simulated head) or profile:FILE (a profile from vlfs profile)")
+	fl.StringVar(&a.placement, "placement", "", "check that the image was made with this placement (eager, inplace, lfs); placement is fixed at mkfs, a mismatch is refused")
+	fl.StringVar(&a.compactor, "compactor", "on", "idle-time compactor: on or off (docs/compactor.md)")
 	fl.BoolVar(&a.background, "background", false, "run as a daemon: return once the mount is ready")
 	fl.BoolVar(&a.debug, "debug", false, "log every FUSE request (to stderr or --log)")
 	fl.StringVar(&a.logFile, "log", "", "append the daemon's log to this file (default: stderr; discarded with --background)")
@@ -86,6 +90,10 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 		return nil, exitUsage
 	}
 	a.image, a.dir = pos[0], pos[1]
+	if _, err := vld.ParsePlacement(a.placement); err != nil {
+		fmt.Fprintf(stderr, "vlfs mount: --placement: %v\n", err)
+		return nil, exitUsage
+	}
 	if err := a.applyOptions(); err != nil {
 		fmt.Fprintf(stderr, "vlfs mount: %v\n", err)
 		return nil, exitUsage
@@ -128,6 +136,8 @@ func (a *mountArgs) applyOptions() error {
 			a.debug = true
 		case "log":
 			a.logFile = val
+		case "compactor":
+			a.compactor = val
 		default:
 			return fmt.Errorf("unknown mount option %q (see docs/mounting.md)", o)
 		}
@@ -141,6 +151,9 @@ func (a *mountArgs) applyOptions() error {
 		return fmt.Errorf("--clock %q: want virtual or real", a.clock)
 	}
 	a.fsOpt.ReadOnly = a.fuse.ReadOnly
+	if err := checkCompactorFlag(a.compactor); err != nil {
+		return err
+	}
 	if _, err := vld.ParseBatch(a.batch); err != nil {
 		return fmt.Errorf("--batch: %w", err)
 	}
@@ -212,6 +225,14 @@ func openImage(a *mountArgs, logf func(string, ...any)) (*vlfs.FS, error) {
 	if err != nil {
 		dev.Close()
 		return nil, explainMountError(a.image, err)
+	}
+	if err := checkPlacement(a, fsys); err != nil {
+		fsys.Close()
+		return nil, err
+	}
+	if err := startCompactor(a, fsys); err != nil {
+		fsys.Close()
+		return nil, err
 	}
 	return fsys, nil
 }

@@ -217,7 +217,7 @@ func (a *mountArgs) daemonArgs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"mount", "--clock", a.clock, "--batch", a.batch}
+	args := []string{"mount", "--clock", a.clock, "--batch", a.batch, "--compactor", a.compactor}
 	if a.head != "" && a.head != "sim" {
 		h, err := filepath.Abs(strings.TrimPrefix(a.head, "profile:"))
 		if err != nil {

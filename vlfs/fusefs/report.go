@@ -41,6 +41,8 @@ type Report struct {
 	BatchPolicy string  `json:"batch_policy"` // write batching in force (vlfs mount --batch)
 	BatchBlocks int     `json:"batch_blocks"` // its batch size in blocks; 0 = FIFO
 
+	Compactor *CompactorReport `json:"compactor,omitempty"` // nil: off (report_compactor.go)
+
 	FUSE         map[string]OpCount `json:"fuse,omitempty"` // requests by opcode
 	FUSERequests int64              `json:"fuse_requests"`
 	Readers      int                `json:"fuse_readers,omitempty"`
@@ -89,6 +91,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,
 		LogEntries: v.LogEntries, LogLength: v.LogLength, Checkpoints: v.Checkpoints,
 		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
+		Compactor: compactorReport(st.Compactor),
 	}
 	for k, o := range st.Ops {
 		r.Ops[k] = OpBytes{o.Count, o.Bytes}

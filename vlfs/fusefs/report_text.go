@@ -9,7 +9,7 @@ import (
 
 // WriteText prints the report for people, one aligned table per section.
 func (r Report) WriteText(w io.Writer) error {
-	sections := []func(io.Writer){r.textHeader, r.textOps, r.textDevice, r.textSim, r.textSpace, r.textFUSE}
+	sections := []func(io.Writer){r.textHeader, r.textOps, r.textDevice, r.textSim, r.textSpace, r.textCompactor, r.textFUSE}
 	for i, section := range sections {
 		if i > 0 {
 			fmt.Fprintln(w)
