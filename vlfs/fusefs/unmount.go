@@ -3,10 +3,10 @@ package fusefs
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
+
+	"github.com/vlfs/vlfs/internal/mountinfo"
 )
 
 // Sentinel errors of Unmount and Abort.
@@ -48,9 +48,8 @@ func (s *Server) Abort() error {
 	if s.connID == "" {
 		return fmt.Errorf("abort %s: connection id unknown: %w", s.dir, ErrNotMounted)
 	}
-	p := filepath.Join("/sys/fs/fuse/connections", s.connID, "abort")
-	if err := os.WriteFile(p, []byte("1"), 0); err != nil {
-		return fmt.Errorf("abort %s: %w (is fusectl mounted on /sys/fs/fuse/connections?)", s.dir, err)
+	if err := mountinfo.AbortConn(s.connID); err != nil {
+		return fmt.Errorf("abort %s: %w", s.dir, err)
 	}
 	return nil
 }
