@@ -40,6 +40,8 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"RenameDirLinkCounts":   testRenameDirLinkCounts,
 	"RenameSameInode":       testRenameSameInode,
 	"RenameIntoOwnSubdir":   testRenameIntoOwnSubdir,
+	"RenameNoReplace":       testRenameNoReplace,
+	"RenameExchange":        testRenameExchange,
 	"HardLink":              testHardLink,
 	"Symlink":               testSymlink,
 	"Mkfifo":                testMkfifo,

@@ -15,7 +15,6 @@ import (
 	"github.com/vlfs/vlfs/internal/fstest"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
-	"golang.org/x/sys/unix"
 )
 
 func TestStatsFile(t *testing.T) {
@@ -278,26 +277,5 @@ func TestNoPollRequests(t *testing.T) {
 	}
 	if n := m.Server.Counters()["poll"].Count; n != 1 {
 		t.Fatalf("%d FUSE_POLL requests, want the 1 made at mount time", n)
-	}
-}
-
-// TestRename2Flags pins a documented limitation: bazil.org/fuse does not
-// decode FUSE_RENAME2, so renameat2 with flags that reaches the server fails
-// with EINVAL (the kernel's answer once the server says ENOSYS). The VFS
-// itself still refuses RENAME_NOREPLACE onto an existing name, and plain
-// renames work.
-func TestRename2Flags(t *testing.T) {
-	m := fstest.MountFS(t, fstest.Options{})
-	a, b := filepath.Join(m.Dir, "a"), filepath.Join(m.Dir, "b")
-	must(t, os.WriteFile(a, []byte("a"), 0o644))
-	must(t, os.WriteFile(b, []byte("b"), 0o644))
-	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_NOREPLACE)
-	wantErrno(t, "renameat2 RENAME_NOREPLACE onto an existing name", err, syscall.EEXIST)
-	err = unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, filepath.Join(m.Dir, "c"), unix.RENAME_NOREPLACE)
-	wantErrno(t, "renameat2 RENAME_NOREPLACE onto a new name", err, syscall.EINVAL)
-	must(t, unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, 0))
-	got, err := os.ReadFile(b)
-	if err != nil || string(got) != "a" {
-		t.Fatalf("after renameat2 without flags: %q %v", got, err)
 	}
 }

@@ -133,14 +133,14 @@ func (s *Server) remove(r *fuse.RemoveRequest) error {
 	return nil
 }
 
-// rename serves plain rename(2). renameat2 flags arrive as FUSE_RENAME2,
-// which bazil.org/fuse does not decode: it is answered ENOSYS and the kernel
-// then fails flagged renames with EINVAL.
+// rename serves rename(2) and renameat2(2): the flags (RENAME_NOREPLACE,
+// RENAME_EXCHANGE) arrive through FUSE_RENAME2, which our patched
+// bazil.org/fuse decodes (third_party/bazil.org/fuse/VLFS-PATCHES.md).
 func (s *Server) rename(r *fuse.RenameRequest) error {
 	if s.isStatsName(r.Node, r.OldName) || s.isStatsName(r.NewDir, r.NewName) {
 		return errReserved
 	}
-	if err := s.fs.Rename(ino(r.Node), r.OldName, ino(r.NewDir), r.NewName, 0); err != nil {
+	if err := s.fs.Rename(ino(r.Node), r.OldName, ino(r.NewDir), r.NewName, r.Flags); err != nil {
 		return err
 	}
 	r.Respond()
