@@ -23,3 +23,14 @@ func FuzzGoMountCorrupt(data []byte) int {
 	}
 	return n
 }
+
+// FuzzGoOpsModel is the go-fuzz adapter of FuzzOpsModel: the same target
+// function, a disagreement with the model turned into a panic (a crasher).
+// make go-fuzz TARGET=vlfs.FuzzOpsModel builds and runs it.
+func FuzzGoOpsModel(data []byte) int {
+	n, err := fuzzOpsModel(data)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}

@@ -301,15 +301,6 @@ func (x *fixture) readIs(t *testing.T, ino Ino, want []byte) {
 	}
 }
 
-func firstDiff(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
-
 func TestSparseAndHugeFile(t *testing.T) {
 	x := newFixture(t)
 	fs := x.fs
