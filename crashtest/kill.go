@@ -31,6 +31,11 @@ type KillConfig struct {
 	ImageSize int64         // default 64 MiB
 	MaxRun    time.Duration // longest a round writes before the kill (default 500ms)
 	Progress  io.Writer     // a line per round, if set
+
+	// noSync is a mutation for the harness's own test: the writer
+	// acknowledges files without fsync, the bug of a daemon that acks
+	// fsync without syncing. The kill test must then report failures.
+	noSync bool
 }
 
 // KillResult is what Kill found.

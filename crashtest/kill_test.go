@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vlfs/vlfs/internal/fstest"
 )
@@ -15,13 +16,7 @@ func TestKill(t *testing.T) {
 	if ok, why := fstest.Available(); !ok {
 		t.Skip(why)
 	}
-	bin := os.Getenv("VLFS_BINARY") // a prebuilt binary, else build one
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "vlfs")
-		if out, err := exec.Command("go", "build", "-o", bin, "../cmd/vlfs").CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-	}
+	bin := vlfsBinary(t)
 	dir := t.TempDir()
 	res, err := Kill(KillConfig{Binary: bin, Dir: dir, Rounds: 2, Seed: 1, ImageSize: 32 << 20, Progress: testWriter{t}})
 	if err != nil {
@@ -34,6 +29,45 @@ func TestKill(t *testing.T) {
 	if res.Files == 0 || res.Verified < res.Files {
 		t.Errorf("nothing was acknowledged or verified: %+v", res)
 	}
+}
+
+// TestKillCatchesUnsyncedAcks is the kill test's mutation test: a writer
+// that acknowledges files without fsync (as if the daemon acked fsync
+// without syncing) loses them to the SIGKILL, since the daemon commits
+// on its own only every 5 s, and the harness must say so. The image is
+// large enough that the writer never fills it (a full image makes vlfs
+// commit, which would make the unsynced files durable after all).
+func TestKillCatchesUnsyncedAcks(t *testing.T) {
+	if ok, why := fstest.Available(); !ok {
+		t.Skip(why)
+	}
+	bin := vlfsBinary(t)
+	res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 1, Seed: 1, ImageSize: 256 << 20,
+		MaxRun: 200 * time.Millisecond, Progress: testWriter{t}, noSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rounds %d, files %d, verified %d, %d failures", res.Rounds, res.Files, res.Verified, len(res.Failures))
+	if res.Files == 0 {
+		t.Fatalf("the writer acknowledged nothing before the kill: the mutation was not exercised: %+v", res)
+	}
+	if len(res.Failures) == 0 {
+		t.Fatalf("%d files acknowledged without fsync, and the kill test reported no failure", res.Files)
+	}
+	t.Logf("first failure: %s", res.Failures[0])
+}
+
+// vlfsBinary returns $VLFS_BINARY (a prebuilt binary) or builds one.
+func vlfsBinary(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("VLFS_BINARY"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(t.TempDir(), "vlfs")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/vlfs").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 type testWriter struct{ t *testing.T }

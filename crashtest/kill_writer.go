@@ -39,7 +39,7 @@ func (w *writer) loop() {
 		if i%3 == 2 {
 			err = w.viaRename(name, seed)
 		} else {
-			err = writeSynced(filepath.Join(w.k.mnt, name), fileData(seed))
+			err = writeSynced(filepath.Join(w.k.mnt, name), fileData(seed), !w.k.cfg.noSync)
 		}
 		if err != nil {
 			w.mu.Lock()
@@ -56,11 +56,14 @@ func (w *writer) loop() {
 
 func (w *writer) viaRename(name string, seed int64) error {
 	tmp := filepath.Join(w.k.mnt, name+".tmp")
-	if err := writeSynced(tmp, fileData(seed)); err != nil {
+	if err := writeSynced(tmp, fileData(seed), !w.k.cfg.noSync); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(w.k.mnt, name)); err != nil {
 		return err
+	}
+	if w.k.cfg.noSync {
+		return nil
 	}
 	d, err := os.Open(w.k.mnt)
 	if err != nil {
@@ -70,8 +73,9 @@ func (w *writer) viaRename(name string, seed int64) error {
 	return d.Sync()
 }
 
-// writeSynced creates path with data and returns once fsync returned.
-func writeSynced(path string, data []byte) error {
+// writeSynced creates path with data and returns once fsync returned
+// (sync false: the noSync mutation, no fsync).
+func writeSynced(path string, data []byte, sync bool) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -80,9 +84,11 @@ func writeSynced(path string, data []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	return f.Close()
 }
