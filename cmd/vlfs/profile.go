@@ -227,7 +227,9 @@ func profileProgress(w io.Writer, what string) func(done, total int) {
 	}
 }
 
-// toolVersion is the module version and VCS revision of this binary.
+// toolVersion is the module version and VCS revision of this binary, and
+// the Go release that built it (builds with -buildvcs=false, as here, have
+// no revision: the release and the date still tell two profiles apart).
 func toolVersion() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -244,7 +246,7 @@ func toolVersion() string {
 			}
 		}
 	}
-	return v
+	return v + " " + bi.GoVersion
 }
 
 // printProfile prints a profile's summary, and with plot a map of it.

@@ -20,9 +20,11 @@ func (d devNum) String() string { return fmt.Sprintf("%d:%d", d.major, d.minor) 
 // CheckBlockDevice refuses a block device the measurement must not write:
 // one that is mounted, used as swap, or held by another device (LVM,
 // device mapper, RAID), itself or through a partition, whatever
-// destroyData says; and, unless destroyData, one whose first bytes hold a
-// file system, partition table or vlfs image that Identify recognises.
-func CheckBlockDevice(path string, destroyData bool) error {
+// destroyData says; and, unless destroyData, one whose first bytes, or the
+// first bytes of the region at offset, hold a file system, partition table
+// or vlfs image that Identify recognises (a region inside a whole disk may
+// start where a partition's file system does).
+func CheckBlockDevice(path string, offset int64, destroyData bool) error {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return fmt.Errorf("profile: %w", err)
@@ -37,12 +39,14 @@ func CheckBlockDevice(path string, destroyData bool) error {
 	if destroyData {
 		return nil
 	}
-	what, err := identifyPath(path)
-	if err != nil {
-		return err
-	}
-	if what != "" {
-		return fmt.Errorf("%s holds %s (use --destroy-data to overwrite it): %w", path, what, ErrUnsafe)
+	for _, off := range []int64{0, offset} {
+		what, err := identifyAt(path, off)
+		if err != nil {
+			return err
+		}
+		if what != "" {
+			return fmt.Errorf("%s holds %s at byte %d (use --destroy-data to overwrite it): %w", path, what, off, ErrUnsafe)
+		}
 	}
 	return nil
 }
@@ -158,15 +162,15 @@ func swapDevice(devs []devNum) string {
 	return ""
 }
 
-// identifyPath reads the start of path and names what it holds.
-func identifyPath(path string) (string, error) {
+// identifyAt reads path from off and names what starts there.
+func identifyAt(path string, off int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("profile: %w", err)
 	}
 	defer f.Close()
 	head := make([]byte, SignatureBytes)
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(io.NewSectionReader(f, off, SignatureBytes), head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return "", fmt.Errorf("profile: reading %s: %w", path, err)
 	}

@@ -62,7 +62,7 @@ bad line
 }
 
 func TestCheckBlockDeviceRefusesNonDevices(t *testing.T) {
-	if err := CheckBlockDevice(t.TempDir(), true); !errors.Is(err, ErrInvalid) {
+	if err := CheckBlockDevice(t.TempDir(), 0, true); !errors.Is(err, ErrInvalid) {
 		t.Errorf("a directory: %v", err)
 	}
 }

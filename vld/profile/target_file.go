@@ -68,7 +68,7 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		}
 		return openTarget(path, KindFile, false, o)
 	case st.Mode()&os.ModeDevice != 0 && st.Mode()&os.ModeCharDevice == 0:
-		if err := CheckBlockDevice(path, o.DestroyData); err != nil {
+		if err := CheckBlockDevice(path, o.Offset, o.DestroyData); err != nil {
 			return nil, err
 		}
 		return openTarget(path, KindBlockDev, false, o)
