@@ -30,13 +30,14 @@ type LogicalDisk struct {
 	overw int64    // blocks freed because their logical address was rewritten
 	mv    mover    // relocation state (logical_move.go)
 	act   activity // foreground requests, for idle detection
+	cl    cleaner  // segment cleaner, PlaceLFS only (lfs_clean.go)
 }
 
 // logicalAppData is the logical disk's superblock area.
 //
 //	offset size field
 //	0      8    logical blocks
-//	8      1    placement: 0 eager, 1 in place
+//	8      1    placement (a Placement: 0 eager, 1 in place, 2 lfs)
 const logicalAppSize = 9
 
 // LogicalBlocks is how many logical blocks a volume of nb physical blocks
@@ -199,6 +200,9 @@ func (d *LogicalDisk) Write(l int64, data [][]byte) error {
 	defer d.mu.Unlock()
 	if d.place == PlaceInPlace {
 		return d.v.WriteAt(Addr(d.m[l]), data)
+	}
+	if err := d.noteClientLocked(len(data)); err != nil {
+		return err
 	}
 	addrs, err := d.v.WriteBlocks(data, WriteOpts{})
 	if err != nil {

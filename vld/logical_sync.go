@@ -19,6 +19,9 @@ func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err := d.noteClientLocked(len(data)); err != nil {
+		return err
+	}
 	set := map[uint32]bool{}
 	for p := range d.dirty {
 		set[p] = true
