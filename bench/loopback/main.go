@@ -3,7 +3,14 @@
 // with the options of go-fuse's own example/loopback (1 s entry and
 // attribute timeouts), mounted in the foreground.
 //
-//	vlfs-loopback [--cpuprofile FILE] ORIGINAL MOUNTPOINT
+//	vlfs-loopback [--passthrough] [--cpuprofile FILE] ORIGINAL MOUNTPOINT
+//
+// By default every read and write goes through FUSE, as in vlfs: go-fuse
+// 2.12 otherwise opens files in the kernel's FUSE passthrough mode
+// (FOPEN_PASSTHROUGH, kernel 6.9+, root), where the kernel reads and
+// writes the original file itself and the server never sees the data, so
+// the loopback would measure the host file system rather than FUSE.
+// --passthrough turns that mode back on.
 //
 // It prints "ready" on stdout once the mount answers, and unmounts and
 // exits on SIGINT or SIGTERM, or when the mount is unmounted from outside
@@ -12,6 +19,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -30,8 +38,9 @@ func main() {
 
 func run() int {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the server to this file")
+	passthrough := flag.Bool("passthrough", false, "let the kernel read and write the original files itself (FUSE passthrough)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: vlfs-loopback [--cpuprofile FILE] ORIGINAL MOUNTPOINT")
+		fmt.Fprintln(os.Stderr, "usage: vlfs-loopback [--passthrough] [--cpuprofile FILE] ORIGINAL MOUNTPOINT")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -43,6 +52,9 @@ func run() int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vlfs-loopback: %v\n", err)
 		return 1
+	}
+	if !*passthrough {
+		root = &fuseDataNode{root.(*fs.LoopbackNode)}
 	}
 	sec := time.Second
 	opts := &fs.Options{
@@ -77,6 +89,45 @@ func run() int {
 	fmt.Println("ready")
 	server.Wait()
 	return 0
+}
+
+// fuseDataNode is a loopback node whose open files keep their data
+// on the FUSE path: its file handles refuse passthrough.
+type fuseDataNode struct{ *fs.LoopbackNode }
+
+var (
+	_ fs.NodeWrapChilder = (*fuseDataNode)(nil)
+	_ fs.NodeOpener      = (*fuseDataNode)(nil)
+	_ fs.NodeCreater     = (*fuseDataNode)(nil)
+)
+
+// WrapChild makes every node of the tree a fuseDataNode.
+func (n *fuseDataNode) WrapChild(ctx context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
+	return &fuseDataNode{ops.(*fs.LoopbackNode)}
+}
+
+func (n *fuseDataNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	fh, fl, errno := n.LoopbackNode.Open(ctx, flags)
+	return noPassthrough(fh), fl, errno
+}
+
+func (n *fuseDataNode) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	in, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	return in, noPassthrough(fh), fl, errno
+}
+
+// fuseDataFile is a loopback file that declines passthrough; every other
+// operation is the loopback's own.
+type fuseDataFile struct{ *fs.LoopbackFile }
+
+// PassthroughFd answers "no backing file", so go-fuse serves the data.
+func (f *fuseDataFile) PassthroughFd() (int, bool) { return -1, false }
+
+func noPassthrough(fh fs.FileHandle) fs.FileHandle {
+	if lf, ok := fh.(*fs.LoopbackFile); ok {
+		return &fuseDataFile{lf}
+	}
+	return fh
 }
 
 // startProfile starts a CPU profile written to path; stop ends it.
