@@ -131,3 +131,44 @@ func TestHostWallClock(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileCells: `--workload profile` reports every cell of the
+// profile once, marks exactly one cheapest skip per think time, and that
+// cell's mean is the row's minimum.
+func TestProfileCells(t *testing.T) {
+	rep, err := ProfileCells(ProfileCellsConfig{Model: preset(t, "hpc2247a"), DiskBytes: 32 << 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := PlotGrid()
+	if len(rep.Rows) != g.Cells() || rep.Clock != ClockSimulated || rep.Bench != "headmodels-profile" {
+		t.Fatalf("%d rows (want %d), clock %q, bench %q", len(rep.Rows), g.Cells(), rep.Clock, rep.Bench)
+	}
+	best, minMean := map[float64]int{}, map[float64]float64{}
+	for _, r := range rep.Rows {
+		th := r["think_ms"].(float64)
+		if m, ok := minMean[th]; !ok || r["mean_ms"].(float64) < m {
+			minMean[th] = r["mean_ms"].(float64)
+		}
+	}
+	for _, r := range rep.Rows {
+		th := r["think_ms"].(float64)
+		if r["best_in_row"].(float64) == 1 {
+			best[th]++
+			if r["mean_ms"].(float64) != minMean[th] {
+				t.Errorf("think %v: best cell mean %v, row minimum %v", th, r["mean_ms"], minMean[th])
+			}
+		}
+	}
+	if len(best) != g.Thinks {
+		t.Errorf("%d think times have a cheapest skip, want %d", len(best), g.Thinks)
+	}
+	for th, n := range best {
+		if n != 1 {
+			t.Errorf("think %v: %d cheapest cells", th, n)
+		}
+	}
+	if _, err := ProfileCells(ProfileCellsConfig{}); err == nil {
+		t.Errorf("no model and no profile: no error")
+	}
+}

@@ -30,6 +30,13 @@ import (
 // whose tracks hold only 12 blocks, the median reaches 0.77 of the
 // oracle's reduction at 50 % utilisation, the mean 0.83.
 //
+// A flat profile (profile.Summary.Flat: the cheapest skip saves no more
+// than the noise) is priced flat: every cell costs the same, so the head
+// takes the next free run after the last write, in address order. Its
+// cells differ only by noise, and chasing that noise scatters writes and
+// splits data from its map entry into two requests for nothing (measured
+// on the host's file in docs/profiled-head.md).
+//
 // The simulated disk underneath still charges the real mechanical cost
 // (mech.service), so the profile's quality shows in simulated time.
 type profiledHead struct {
@@ -38,6 +45,7 @@ type profiledHead struct {
 	table [][]float64 // [think row][skip in blocks]: predicted ms of a write
 	blind []float64   // per skip: mean over think rows, for think times beyond the grid
 	floor float64     // cheapest cell: controller overhead + transfer, no positioning
+	flat  bool        // the profile is flat: every cell priced at its median
 	plan  plannedRun
 }
 
@@ -85,10 +93,26 @@ func newProfiledHead(p *profile.Profile, m *mech, bs int) (*profiledHead, error)
 			ph.floor = min(ph.floor, v)
 		}
 	}
+	if s := p.Summarize(); s.Flat {
+		ph.flat, ph.floor = true, s.MedianMs
+		for i := range ph.table {
+			for s := range ph.table[i] {
+				ph.table[i][s] = ph.floor
+			}
+		}
+		for s := range ph.blind {
+			ph.blind[s] = ph.floor
+		}
+	}
 	return ph, nil
 }
 
-func (ph *profiledHead) name() string { return "profile" }
+func (ph *profiledHead) name() string {
+	if ph.flat {
+		return "profile (flat)"
+	}
+	return "profile"
+}
 
 // choose implements headModel. The head position h is ignored: a profiled
 // head cannot see it. Free space is managed as the allocator does for the

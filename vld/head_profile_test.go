@@ -292,3 +292,58 @@ func TestProfiledHeadRealClockThinkTime(t *testing.T) {
 		t.Fatalf("chose %d, want 106", got)
 	}
 }
+
+// TestProfiledHeadFlatProfileGoesInAddressOrder: a profile whose cells
+// differ only by noise (an SSD's, the host's file) makes the head take the
+// next free block after the last write, not the noise's cheapest cell; a
+// profile with the same dip and no noise is not flat and takes the dip.
+func TestProfiledHeadFlatProfileGoesInAddressOrder(t *testing.T) {
+	for _, seed := range testSeeds(t) {
+		flatProfileCase(t, seed)
+	}
+}
+
+func flatProfileCase(t *testing.T, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	noisy := func(i, j int) float64 {
+		if j == 7 {
+			return 0.09 // the cheapest cell, by noise
+		}
+		return 0.1 + 0.01*rng.Float64()
+	}
+	l, err := disk.NewLayout(testModel(t, "st19101"), 4096, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spread float64
+		flat   bool
+		want   int64
+	}{
+		{0.03, true, 100},   // noise 30 %: flat, next free block
+		{0, false, 100 + 7}, // no noise: the dip is real
+	} {
+		p := synthProfile(3, 64, noisy)
+		for i := range p.SpreadMs {
+			for j := range p.SpreadMs[i] {
+				p.SpreadMs[i][j] = c.spread
+			}
+		}
+		if got := p.Summarize().Flat; got != c.flat {
+			t.Fatalf("spread %v: Flat = %v, want %v", c.spread, got, c.flat)
+		}
+		a, m := newAllocator(l, -1), newMech(l, ClockVirtual)
+		ph, err := newProfiledHead(p, m, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.last = lastIO{end: 100, endMs: 10, seq: 1}
+		for k := 0; k < 3; k++ {
+			ph.plan = plannedRun{} // each choice is a new request's
+			got := ph.choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, window{}).block
+			if got != c.want {
+				t.Errorf("seed %d (replay: -vld.seed %d): spread %v, think %d ms: chose block %d, want %d", seed, seed, c.spread, k, got, c.want)
+			}
+		}
+	}
+}

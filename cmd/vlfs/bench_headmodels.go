@@ -15,12 +15,13 @@ import (
 // validation (random synchronous updates, simulated clock), journal the
 // log-skipping demonstration (synchronous appends with think time,
 // simulated clock), host the flat profile of the host's own file and the
-// VLD on it (wall clock).
+// VLD on it (wall clock), profile one profile's cells as rows (the plot's
+// data: sim:DISK measured with bench.PlotGrid, or the --head profile).
 func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("bench headmodels", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	diskName := fl.String("disk", "st19101", "disk preset or model file")
-	workload := fl.String("workload", "updates", "updates, journal or host")
+	workload := fl.String("workload", "updates", "updates, journal, host or profile")
 	head := fl.String("head", "", "profile:FILE: use this profile instead of measuring one")
 	size := fl.Int64("disk-mib", 0, "disk region in MiB (default 128; journal 32; host 64)")
 	updates := fl.Int("updates", 2000, "measured updates (or transactions) per row")
@@ -30,7 +31,7 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	quick := fl.Bool("quick", false, "a smoke run: 32 MiB region (host: 16 MiB), 300 updates, one seed")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench headmodels [--disk NAME|FILE] [--workload updates|journal|host] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench headmodels [--disk NAME|FILE] [--workload updates|journal|host|profile] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -76,8 +77,10 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 		rep, err = bench.Journal(bench.JournalConfig{Model: m, DiskBytes: *size << 20, Transactions: *updates, Seed: *seed, Profile: prof})
 	case "host":
 		rep, err = bench.Host(bench.HostConfig{Model: m, Dir: *dir, FileBytes: *size << 20, Updates: *updates, Seed: *seed, Profile: prof})
+	case "profile":
+		rep, err = bench.ProfileCells(bench.ProfileCellsConfig{Model: m, DiskBytes: *size << 20, Seed: *seed, Profile: prof})
 	default:
-		fmt.Fprintf(stderr, "vlfs bench headmodels: --workload %q: want updates, journal or host\n", *workload)
+		fmt.Fprintf(stderr, "vlfs bench headmodels: --workload %q: want updates, journal, host or profile\n", *workload)
 		return exitUsage
 	}
 	if err != nil {

@@ -89,6 +89,7 @@ func figureList() []figure {
 		{"ranges-fig7-reads", drawRangesReads},
 		{"ranges-fig8-choices", drawRangesChoices},
 		{"headmodels", drawHeadModels},
+		{"headmodels-profile", drawProfile},
 		{"peers", drawPeers},
 	}
 }
