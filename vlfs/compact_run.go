@@ -21,7 +21,8 @@ type compactRun struct {
 // StartCompactor starts the idle-time compactor in the background: on the
 // real clock, it works one step at a time whenever no file-system
 // operation has arrived for cfg.IdleDelayMs (compactor.Run). Close stops
-// it. It refuses a read-only file system and a second start.
+// it. It refuses a read-only file system, a volume whose placement is not
+// eager (ErrNotSupported) and a second start.
 func (fs *FS) StartCompactor(cfg compactor.Config) error {
 	fs.lock()
 	err := fs.compactableLocked()
@@ -85,3 +86,7 @@ func (fs *FS) compactorStats() *compactor.Stats {
 	s := c.Stats()
 	return &s
 }
+
+// Logf writes to the file system's log (Options.Logf), if it has one: for
+// the mount command's notes about the compactor.
+func (fs *FS) Logf(format string, args ...any) { fs.logf(format, args...) }

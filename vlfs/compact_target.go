@@ -50,13 +50,17 @@ func (t *CompactTarget) Index() (bool, error) {
 }
 
 // compactableLocked refuses compaction of a file system that cannot be
-// written.
+// written, and of a volume that does not place eagerly: the compactor
+// plugs holes for eager writing; in-place homes and LFS segments (which
+// have their own cleaner) would be scattered by it.
 func (fs *FS) compactableLocked() error {
-	switch {
+	switch p := fs.vol.Placement(); {
 	case fs.closed:
 		return fmt.Errorf("compaction: file system closed: %w", ErrInvalid)
 	case fs.readOnly:
 		return fmt.Errorf("compaction: %w", ErrReadOnly)
+	case p != vld.PlaceEager:
+		return fmt.Errorf("compaction: the volume's placement is %s, and the compactor works on eager volumes only: %w", p, ErrNotSupported)
 	}
 	return fs.failed
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vlfs/vlfs/compactor"
@@ -17,12 +18,20 @@ func checkCompactorFlag(s string) error {
 }
 
 // startCompactor starts the mount's background compactor unless it is
-// off or the mount is read-only (nothing may move then).
+// off or the mount is read-only (nothing may move then). On a volume that
+// does not place eagerly (inplace, lfs, range) the compactor has no job:
+// "on", the default, is then a no-op that the mount's log says.
 func startCompactor(a *mountArgs, fsys *vlfs.FS) error {
 	if a.compactor == "off" || a.fsOpt.ReadOnly {
 		return nil
 	}
-	if err := fsys.StartCompactor(compactor.Config{}); err != nil {
+	err := fsys.StartCompactor(compactor.Config{})
+	if errors.Is(err, vlfs.ErrNotSupported) {
+		fsys.Logf("vlfs: compactor off: %s has placement %s; the idle-time compactor is for eager volumes only (docs/compactor.md)",
+			a.image, fsys.Stats().Vol.Placement)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("starting the compactor: %w", err)
 	}
 	return nil
