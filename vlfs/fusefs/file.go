@@ -68,6 +68,7 @@ func (s *Server) read(r *fuse.ReadRequest) error {
 		return err
 	}
 	r.Respond(&fuse.ReadResponse{Data: buf[:n]}) // copies buf
+	s.ra.after(s.fs, ino(r.Node), r.Offset, int64(n))
 	return nil
 }
 

@@ -50,6 +50,7 @@ func (s *Server) forgetNode(n fuse.NodeID, count uint64) {
 		return
 	}
 	s.stamps.drop(ino(n))
+	s.ra.drop(ino(n))
 	s.fs.Forget(ino(n), count)
 }
 

@@ -17,6 +17,9 @@ const (
 	// DefaultMaxReadahead is offered to the kernel, which caps it at its own
 	// limit; 0 would turn readahead off.
 	DefaultMaxReadahead = 1 << 20
+	// DefaultImageReadahead is how far ahead of a sequential reader the
+	// image is hinted to the host (see imageReadahead).
+	DefaultImageReadahead = 4 << 20
 	// preferredIOSize is st_blksize: as large as one FUSE write (bazil's
 	// limit is 128 KiB), so that cp and stdio use buffers that need one
 	// round trip each.
@@ -47,6 +50,12 @@ type Options struct {
 	FSName string
 	// MaxReadahead in bytes (default 1 MiB, capped by the kernel).
 	MaxReadahead uint32
+	// ImageReadahead is how far, in bytes, past each READ of a file read
+	// sequentially the image ranges holding the file are hinted to the
+	// host's page cache (posix_fadvise WILLNEED on Image); default 4 MiB,
+	// negative turns it off (as does an empty Image). Turn it off for an
+	// image opened with direct I/O, which the page cache does not serve.
+	ImageReadahead int64
 	// StatsFile names the virtual stats file in the root directory
 	// (default ".vlfs-stats"); "-" disables it.
 	StatsFile string
@@ -74,6 +83,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxReadahead == 0 {
 		o.MaxReadahead = DefaultMaxReadahead
+	}
+	if o.ImageReadahead == 0 {
+		o.ImageReadahead = DefaultImageReadahead
 	}
 	if o.StatsFile == "" {
 		o.StatsFile = DefaultStatsFile

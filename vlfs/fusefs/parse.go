@@ -107,6 +107,13 @@ func valueOption(o *Options, key, val string) (bool, error) {
 		var n uint64
 		n, err = strconv.ParseUint(val, 10, 32)
 		o.MaxReadahead = uint32(n)
+	case "image_readahead":
+		var n uint64
+		n, err = strconv.ParseUint(val, 10, 62)
+		o.ImageReadahead = int64(n)
+		if n == 0 {
+			o.ImageReadahead = -1 // 0 turns it off; the zero field means default
+		}
 	case "readers":
 		o.Readers, err = strconv.Atoi(val)
 	case "max_readers":

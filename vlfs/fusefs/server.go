@@ -24,6 +24,7 @@ type Server struct {
 	pool    pool
 	handles handleTable
 	stamps  stampTable
+	ra      imageReadahead
 	bufs    sync.Pool // *[]byte read buffers
 
 	closeOnce sync.Once
@@ -59,6 +60,7 @@ func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
 	s.handles.init()
 	s.stamps.init()
+	s.ra.open(o.Image, o.ImageReadahead)
 	s.bufs.New = func() any { b := make([]byte, preferredIOSize); return &b }
 	s.pool.start(o.Readers, o.MaxReaders, s.reader)
 	return s
@@ -72,7 +74,10 @@ func (s *Server) Dir() string { return s.dir }
 // connection. It returns the error of closing it.
 func (s *Server) Wait() error {
 	s.pool.wait()
-	s.closeOnce.Do(func() { s.closeErr = s.conn.Close() })
+	s.closeOnce.Do(func() {
+		s.closeErr = s.conn.Close()
+		s.ra.close()
+	})
 	return s.closeErr
 }
 
