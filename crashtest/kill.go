@@ -28,7 +28,7 @@ type KillConfig struct {
 	Dir       string        // work directory: image, mount point, manifest, daemon log
 	Rounds    int           // SIGKILLs (default 3)
 	Seed      int64         // seeds the kill moments and file sizes
-	ImageSize int64         // default 64 MiB
+	ImageSize int64         // default 16 MiB per round, at least 64 MiB (the writer must not fill it)
 	MaxRun    time.Duration // longest a round writes before the kill (default 500ms)
 	Progress  io.Writer     // a line per round, if set
 
@@ -40,11 +40,14 @@ type KillConfig struct {
 
 // KillResult is what Kill found.
 type KillResult struct {
-	Rounds   int      `json:"rounds"`
-	Files    int      `json:"files"`    // manifest entries at the end (each verified after every kill)
-	Verified int      `json:"verified"` // manifest checks made in all
-	Seconds  float64  `json:"seconds"`
-	Failures []string `json:"failure_list,omitempty"`
+	Rounds   int     `json:"rounds"`
+	Files    int     `json:"files"`    // manifest entries at the end (each verified after every kill)
+	Verified int     `json:"verified"` // manifest checks made in all
+	Seconds  float64 `json:"seconds"`
+	// FullRounds counts rounds whose writer stopped on ENOSPC before the
+	// kill: they still test recovery but add nothing to the manifest.
+	FullRounds int      `json:"full_rounds"`
+	Failures   []string `json:"failure_list,omitempty"`
 }
 
 // Kill runs the process-crash test: per round it starts `vlfs mount` on
@@ -56,7 +59,9 @@ type KillResult struct {
 // the manifest once more and unmounts cleanly.
 func Kill(cfg KillConfig) (KillResult, error) {
 	cfg.Rounds = cmp.Or(cfg.Rounds, 3)
-	cfg.ImageSize = cmp.Or(cfg.ImageSize, 64<<20)
+	// A round writes up to about 15 MiB; a full image would leave the
+	// later rounds with nothing to write (they are counted in FullRounds).
+	cfg.ImageSize = cmp.Or(cfg.ImageSize, max(64<<20, int64(cfg.Rounds)*16<<20))
 	cfg.MaxRun = cmp.Or(cfg.MaxRun, 500*time.Millisecond)
 	k := &killer{cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), manifest: map[string]int64{},
 		img: filepath.Join(cfg.Dir, "kill.img"), mnt: filepath.Join(cfg.Dir, "mnt")}
@@ -83,12 +88,13 @@ type killer struct {
 	manifest map[string]int64 // file name -> content seed; content is fileData(seed)
 	order    []string
 	verified int
+	full     int
 	failures []string
 }
 
 func (k *killer) result(start time.Time) KillResult {
 	return KillResult{Rounds: k.cfg.Rounds, Files: len(k.manifest), Verified: k.verified,
-		Seconds: time.Since(start).Seconds(), Failures: k.failures}
+		Seconds: time.Since(start).Seconds(), FullRounds: k.full, Failures: k.failures}
 }
 
 func (k *killer) fail(format string, args ...any) {
@@ -144,7 +150,12 @@ func (k *killer) round(r int) error {
 		return killErr
 	}
 	w.commit()
-	k.logf("round %d: killed after %v; %d files fsync'd this round, %d in the manifest", r, run.Round(time.Millisecond), w.acked, len(k.manifest))
+	full := ""
+	if w.full() {
+		k.full++
+		full = " (the writer stopped early: image full)"
+	}
+	k.logf("round %d: killed after %v; %d files fsync'd this round, %d in the manifest%s", r, run.Round(time.Millisecond), w.acked, len(k.manifest), full)
 	if !w.stopped() {
 		k.fail("round %d: the writer saw no error after the kill", r)
 	}

@@ -18,7 +18,7 @@ func TestKill(t *testing.T) {
 	}
 	bin := vlfsBinary(t)
 	dir := t.TempDir()
-	res, err := Kill(KillConfig{Binary: bin, Dir: dir, Rounds: 2, Seed: 1, ImageSize: 32 << 20, Progress: testWriter{t}})
+	res, err := Kill(KillConfig{Binary: bin, Dir: dir, Rounds: 2, Seed: 1, Progress: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +28,9 @@ func TestKill(t *testing.T) {
 	}
 	if res.Files == 0 || res.Verified < res.Files {
 		t.Errorf("nothing was acknowledged or verified: %+v", res)
+	}
+	if res.FullRounds > 0 {
+		t.Errorf("%d of %d rounds found the image full: they wrote nothing new", res.FullRounds, res.Rounds)
 	}
 }
 

@@ -1,10 +1,12 @@
 package crashtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // writer creates files on the mount and fsyncs them; a file is
@@ -111,6 +113,13 @@ func (w *writer) commit() {
 			fmt.Fprintf(f, "%s %d %d\n", name, w.acks[i], len(fileData(w.acks[i])))
 		}
 	}
+}
+
+// full reports whether the writer stopped on ENOSPC.
+func (w *writer) full() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return errors.Is(w.err, syscall.ENOSPC)
 }
 
 func (w *writer) stopped() bool {

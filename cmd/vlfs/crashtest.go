@@ -171,10 +171,10 @@ func runKillTest(a *crashtestArgs, stdout, stderr io.Writer) int {
 	}
 	if asJSON := a.asJSON; asJSON {
 		json.NewEncoder(stdout).Encode(map[string]any{"rounds": res.Rounds, "files": res.Files, "verified": res.Verified,
-			"failures": len(res.Failures), "seconds": res.Seconds})
+			"failures": len(res.Failures), "seconds": res.Seconds, "full_rounds": res.FullRounds})
 	} else {
-		fmt.Fprintf(stdout, "%d kills, %d fsync'd files in the manifest, %d checks, %d failures, %.1f s\n",
-			res.Rounds, res.Files, res.Verified, len(res.Failures), res.Seconds)
+		fmt.Fprintf(stdout, "%d kills, %d fsync'd files in the manifest, %d checks, %d failures, %.1f s (%d rounds found the image full)\n",
+			res.Rounds, res.Files, res.Verified, len(res.Failures), res.Seconds, res.FullRounds)
 	}
 	switch {
 	case err != nil:
