@@ -22,3 +22,8 @@ func (simulatedHead) choose(a *allocator, h disk.Head, startMs float64, n int, w
 }
 
 func (simulatedHead) name() string { return "simulated" }
+
+// HeadModel names the head model the volume places writes with:
+// "simulated", "profile", or "profile (flat)" for a profile that shows no
+// position effect (see profiledHead), for stats and reports.
+func (v *Volume) HeadModel() string { return v.head.name() }

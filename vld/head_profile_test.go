@@ -347,3 +347,28 @@ func flatProfileCase(t *testing.T, seed int64) {
 		}
 	}
 }
+
+func TestVolumeNamesItsHeadModel(t *testing.T) {
+	dip := synthProfile(2, 8, func(i, j int) float64 { return vee(3)(j) })
+	flat := synthProfile(2, 8, func(int, int) float64 { return 1 })
+	for _, c := range []struct {
+		head *profile.Profile
+		want string
+	}{{nil, "simulated"}, {dip, "profile"}, {flat, "profile (flat)"}} {
+		dev := device.NewMem(16 << 20)
+		if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Open(dev, Options{Head: c.head})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.HeadModel(); got != c.want {
+			t.Errorf("HeadModel = %q, want %q", got, c.want)
+		}
+		if err := v.Check(nil); err != nil {
+			t.Error(err)
+		}
+		v.Close()
+	}
+}
