@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
@@ -15,6 +16,8 @@ type BreakdownConfig struct {
 	Utilization float64       // default 0.8
 	Updates     int           // default 2000
 	Seed        int64
+	// Placements: default inplace and eager (Table 2); lfs adds its row.
+	Placements []vld.Placement
 }
 
 // Breakdown runs the updates benchmark at one utilisation on each disk and
@@ -39,6 +42,9 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	if cfg.Utilization <= 0 || cfg.Utilization >= 1 {
 		return nil, fmt.Errorf("breakdown: utilization %v outside (0, 1): %w", cfg.Utilization, disk.ErrBadParameter)
 	}
+	if len(cfg.Placements) == 0 {
+		cfg.Placements = []vld.Placement{vld.PlaceInPlace, vld.PlaceEager}
+	}
 	rep := &Report{
 		Bench: "breakdown", Disk: map[string]any{}, Clock: ClockSimulated,
 		Params:  map[string]any{"utilization": cfg.Utilization, "updates": cfg.Updates, "seed": cfg.Seed, "disk_bytes": cfg.DiskBytes},
@@ -51,7 +57,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	}
 	for _, m := range cfg.Models {
 		rep.Disk[m.Name] = m.Params()
-		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed})
+		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements})
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +72,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 			for _, k := range []string{"placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms"} {
 				row[k] = r[k]
 			}
-			if r["placement"] == "eager" {
+			if r["placement"] == "eager" && inplace > 0 {
 				mean := r["mean_ms"].(float64)
 				lb, err := eagerLowerBound(m, cfg.Utilization)
 				if err != nil {

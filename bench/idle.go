@@ -3,8 +3,10 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
@@ -27,6 +29,11 @@ type IdleConfig struct {
 	// VLFS adds the file system's rows (system = vlfs, idle_vlfs.go)
 	// beside the logical disk's.
 	VLFS bool
+	// Placements: eager runs the logical disk's rows with the compactor
+	// off and on, lfs the classic-LFS baseline (idle_lfs.go); default
+	// both.
+	Placements  []vld.Placement
+	CleanPolicy vld.CleanPolicy // the LFS cleaner's
 
 	progress *Progress
 }
@@ -62,6 +69,14 @@ func (cfg *IdleConfig) defaults() error {
 	if cfg.Updates <= 0 {
 		cfg.Updates = 2048
 	}
+	if len(cfg.Placements) == 0 {
+		cfg.Placements = []vld.Placement{vld.PlaceEager, vld.PlaceLFS}
+	}
+	for _, p := range cfg.Placements {
+		if p != vld.PlaceEager && p != vld.PlaceLFS {
+			return fmt.Errorf("idle: placement %v: the idle benchmark runs eager (the VLD and its compactor) or lfs (the cleaner): %w", p, disk.ErrBadParameter)
+		}
+	}
 	if cfg.Utilization <= 0 || cfg.Utilization >= 1 {
 		return fmt.Errorf("idle: utilization %v outside (0, 1): %w", cfg.Utilization, disk.ErrBadParameter)
 	}
@@ -93,6 +108,12 @@ func Idle(cfg IdleConfig) (*Report, error) {
 	}
 	cfg.Compactor = ccfg
 	points := len(cfg.Models) * len(cfg.BurstKB) * (1 + 2*len(cfg.IdleMs))
+	if !slices.Contains(cfg.Placements, vld.PlaceEager) {
+		points = len(cfg.Models) * len(cfg.BurstKB)
+	}
+	if slices.Contains(cfg.Placements, vld.PlaceLFS) {
+		points += len(cfg.Models) * len(cfg.BurstKB) * len(cfg.IdleMs)
+	}
 	if cfg.VLFS {
 		points += len(cfg.Models) * len(cfg.BurstKB) * 2 * len(cfg.IdleMs)
 	}
@@ -104,10 +125,11 @@ func Idle(cfg IdleConfig) (*Report, error) {
 			"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096,
 			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks,
 			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
+			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(),
 		},
 		Columns: []string{"disk", "system", "placement", "compactor", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
 			"locate_ms", "requests_per_update", "checkpoints_per_burst",
-			"wait_mean_ms", "wait_max_ms", "step_max_ms", "moved_per_burst", "empty_tracks"},
+			"wait_mean_ms", "wait_max_ms", "step_max_ms", "moved_per_burst", "cleaned_per_burst", "empty_tracks"},
 		Notes: idleNotes(),
 	}
 	for _, m := range cfg.Models {
@@ -135,11 +157,13 @@ func idleNotes() []string {
 		"mean_ms: simulated time from arrival to completion per update, over the measured bursts, including the wait for a compaction step in flight; vs_empty = mean_ms / the utilization-0 row of the same disk and burst",
 		"wait_mean_ms / wait_max_ms: the interference, how long the first request after an idle interval waited for the compactor's step in flight (mean over idle intervals, and max); step_max_ms: the longest step",
 		"moved_per_burst: blocks the compactor relocated per burst/idle cycle; empty_tracks: empty tracks at the end of the run",
-		"placement eager = the VLD under an unmodified file system (the paper's UFS on VLD); the classic-LFS baseline with its segment cleaner (Figure 10) comes with issue 9 and is not in this table",
+		"placement eager = the VLD under an unmodified file system (the paper's UFS on VLD)",
+		"placement lfs (Figure 10) = the classic-LFS baseline: updates go to a 6.1 MB NVRAM buffer (no simulated time) flushed to the log when full; idle time first flushes the buffer a segment at a time, then cleans segments (cost-benefit); a step starts only if the previous idle interval's length leaves room for it; compactor = on means this idle-time work; vs_empty is against the eager empty-disk row; cleaned_per_burst / moved_per_burst: segments cleaned and blocks they moved per burst/idle cycle",
 	}
 }
 
-// idleDisk runs every point on one disk.
+// idleDisk runs every point on one disk: the empty-disk rows, the eager
+// rows (compactor off and on), the LFS rows.
 func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 	empty := map[int]float64{}
 	var rows []map[string]any
@@ -152,21 +176,30 @@ func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 		rows = append(rows, r.row(m, 0, empty[b]))
 		cfg.progress.Step(m.Name + " empty disk")
 	}
-	img, err := fragmentedImage(cfg, m)
-	if err != nil {
-		return nil, err
-	}
-	for _, on := range []bool{false, true} {
-		for _, b := range cfg.BurstKB {
-			for _, idle := range cfg.IdleMs {
-				r, err := idlePoint(cfg, m, img, b, idle, on)
-				if err != nil {
-					return nil, err
+	if slices.Contains(cfg.Placements, vld.PlaceEager) {
+		img, err := fragmentedImage(cfg, m)
+		if err != nil {
+			return nil, err
+		}
+		for _, on := range []bool{false, true} {
+			for _, b := range cfg.BurstKB {
+				for _, idle := range cfg.IdleMs {
+					r, err := idlePoint(cfg, m, img, b, idle, on)
+					if err != nil {
+						return nil, err
+					}
+					rows = append(rows, r.row(m, cfg.Utilization, empty[b]))
+					cfg.progress.Step(fmt.Sprintf("%s %d KiB bursts, idle %g ms", m.Name, b, idle))
 				}
-				rows = append(rows, r.row(m, cfg.Utilization, empty[b]))
-				cfg.progress.Step(fmt.Sprintf("%s %d KiB bursts, idle %g ms", m.Name, b, idle))
 			}
 		}
+	}
+	if slices.Contains(cfg.Placements, vld.PlaceLFS) {
+		lrows, err := idleLFSRows(cfg, m, empty)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, lrows...)
 	}
 	return rows, nil
 }

@@ -17,6 +17,21 @@ type UpdatesConfig struct {
 	Utilizations []float64 // default 0.1 ... 0.9, 0.95
 	Updates      int       // measured updates per point; default 2000
 	Seed         int64
+	// Placements to run; default inplace, eager, lfs.
+	Placements  []vld.Placement
+	CleanPolicy vld.CleanPolicy // the LFS cleaner's
+}
+
+// checkPlacements rejects placements a logical-disk benchmark cannot run.
+func checkPlacements(bench string, ps []vld.Placement) error {
+	for _, p := range ps {
+		switch p {
+		case vld.PlaceEager, vld.PlaceInPlace, vld.PlaceLFS:
+		default:
+			return fmt.Errorf("%s: placement %v: the logical disk runs eager, inplace or lfs: %w", bench, p, vld.ErrInvalid)
+		}
+	}
+	return nil
 }
 
 // DefaultUtilizations is the sweep of Figure 8.
@@ -41,16 +56,26 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 	if cfg.Updates <= 0 {
 		cfg.Updates = 2000
 	}
+	if len(cfg.Placements) == 0 {
+		cfg.Placements = []vld.Placement{vld.PlaceInPlace, vld.PlaceEager, vld.PlaceLFS}
+	}
+	if err := checkPlacements("updates", cfg.Placements); err != nil {
+		return nil, err
+	}
 	rep := &Report{
 		Bench: "updates", Disk: cfg.Model.Params(), Clock: ClockSimulated,
-		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096},
-		Columns: []string{"placement", "utilization", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "requests_per_update"},
+		Params: map[string]any{"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096,
+			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String()},
+		Columns: []string{"placement", "utilization", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "requests_per_update",
+			"write_cost", "cleaned_segments", "clean_ms_per_update"},
 		Notes: []string{
 			"each update: one synchronous 4 KiB write at a random offset of a file filling `utilization` of the disk (in place: write then flush; eager: data and the map piece's virtual-log entry as one request, then flush)",
 			"utilization = file size / logical disk size; eager runs a warm-up of as many updates before measuring",
+			"lfs (section 5.3): updates go to a 6.1 MB NVRAM buffer (durable at memory speed, no simulated time); a full buffer is flushed to the log (512 KiB segments) as one scattered write and a sync; the segment cleaner runs when fewer than 4 segments are clean; warm-up: as many blocks as the free space, then whole flush cycles are measured (at least `updates` updates and 4 flushes)",
+			"write_cost (lfs) = (blocks the client wrote + blocks the cleaner read + blocks it moved) / blocks the client wrote; requests_per_update counts reads and writes",
 		},
 	}
-	for _, p := range []vld.Placement{vld.PlaceInPlace, vld.PlaceEager} {
+	for _, p := range cfg.Placements {
 		for _, u := range cfg.Utilizations {
 			row, err := updatesPoint(cfg, p, u)
 			if err != nil {
@@ -86,6 +111,9 @@ func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any
 	}
 	if err := d.Sync(); err != nil {
 		return nil, err
+	}
+	if p == vld.PlaceLFS {
+		return updatesLFSPoint(cfg, d, file, u)
 	}
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	one := chunk[:1]

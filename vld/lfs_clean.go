@@ -152,39 +152,47 @@ func (d *LogicalDisk) noteClientLocked(n int) error {
 	return d.cleanUntilLocked(int64(cfg.TargetSegments), 1, -1)
 }
 
+// cleanBatch is the most segments one commit cleans: every commit writes
+// the changed map pieces to the log, so cleaning several segments per
+// commit spreads that cost (the Logical Disk writes its map with each
+// segment; here it is a commit of the virtual log).
+const cleanBatch = 8
+
 // cleanUntilLocked cleans segments no fuller than maxUtil until want are
 // clean, no candidate is left, or (deadline >= 0) the clock passes
-// deadline. It returns early once a pass gains nothing.
+// deadline.
 func (d *LogicalDisk) cleanUntilLocked(want int64, maxUtil, deadline float64) error {
 	_, total := d.CleanSegments()
 	for i := int64(0); i < total; i++ {
-		if clean, _ := d.CleanSegments(); clean >= want {
+		clean, _ := d.CleanSegments()
+		if clean >= want {
 			return nil
 		}
 		if deadline >= 0 && d.v.NowMs() >= deadline {
 			return nil
 		}
-		c, ok, err := d.pickSegmentLocked(maxUtil)
-		if err != nil || !ok {
+		batch, err := d.pickSegmentsLocked(maxUtil, clean, want-clean)
+		if err != nil || len(batch) == 0 {
 			return err
 		}
-		if err := d.cleanSegmentLocked(c); err != nil {
+		if err := d.cleanSegmentsLocked(batch); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// pickSegmentLocked chooses the next segment to clean by the policy. A
-// commit first releases blocks freed since the last one, so that they do
-// not pin their segments.
-func (d *LogicalDisk) pickSegmentLocked(maxUtil float64) (segCand, bool, error) {
+// pickSegmentsLocked chooses the next segments to clean by the policy:
+// at most need (and cleanBatch) of them, whose live blocks fit in the
+// clean segments there are but one. A commit first releases blocks freed
+// since the last one, so that they do not pin their segments.
+func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]segCand, error) {
 	if err := d.commitDirtyLocked(); err != nil {
-		return segCand{}, false, err
+		return nil, err
 	}
 	cands := d.candidatesLocked(maxUtil)
 	if len(cands) == 0 {
-		return segCand{}, false, nil
+		return nil, nil
 	}
 	greedy := d.cl.cfg.Policy == CleanGreedy
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -193,7 +201,18 @@ func (d *LogicalDisk) pickSegmentLocked(maxUtil float64) (segCand, bool, error) 
 		}
 		return cands[i].score > cands[j].score
 	})
-	return cands[0], true, nil
+	seg := d.v.place.lfs.seg
+	room := max(clean-1, 0) * seg
+	out := cands[:1] // always one: the reserve takes it if need be
+	moved := int64(len(cands[0].live))
+	for _, c := range cands[1:] {
+		if int64(len(out)) >= min(need, cleanBatch) || moved+int64(len(c.live)) > room {
+			break
+		}
+		out = append(out, c)
+		moved += int64(len(c.live))
+	}
+	return out, nil
 }
 
 // candidatesLocked lists the segments that can be cleaned now: not the
@@ -234,28 +253,33 @@ func (d *LogicalDisk) candidatesLocked(maxUtil float64) []segCand {
 	return out
 }
 
-// cleanSegmentLocked moves c's live blocks to the log and commits.
-func (d *LogicalDisk) cleanSegmentLocked(c segCand) error {
+// cleanSegmentsLocked moves the live blocks of cs to the log and
+// commits once.
+func (d *LogicalDisk) cleanSegmentsLocked(cs []segCand) error {
 	t0 := d.v.NowMs()
-	d.mv.cache = nil // read the segment now, not an older prefetch
-	data, err := d.readMovableLocked(c.live)
-	if err != nil {
-		return fmt.Errorf("cleaning segment %d: %w", c.seg, err)
-	}
-	if n := len(c.live); n > 0 {
-		d.cl.st.BlocksRead += int64(c.live[n-1].Addr-c.live[0].Addr) + 1
-	}
-	blocks := make([][]byte, len(c.live))
-	for i, m := range c.live {
-		blocks[i] = data[m.Addr]
+	d.mv.cache = nil // read the segments now, not an older prefetch
+	var live []Movable
+	var blocks [][]byte
+	for _, c := range cs {
+		data, err := d.readMovableLocked(c.live)
+		if err != nil {
+			return fmt.Errorf("cleaning segment %d: %w", c.seg, err)
+		}
+		if n := len(c.live); n > 0 {
+			d.cl.st.BlocksRead += int64(c.live[n-1].Addr-c.live[0].Addr) + 1
+		}
+		for _, m := range c.live {
+			live = append(live, m)
+			blocks = append(blocks, data[m.Addr])
+		}
 	}
 	// Meta: the cleaner may use the reserve, it gives back more than it
 	// takes.
 	addrs, err := d.v.WriteBlocks(blocks, WriteOpts{Meta: true})
 	if err != nil {
-		return fmt.Errorf("cleaning segment %d: %w", c.seg, err)
+		return fmt.Errorf("cleaning %d segments: %w", len(cs), err)
 	}
-	for i, m := range c.live {
+	for i, m := range live {
 		d.m[m.Logical] = uint32(addrs[i])
 		d.dirty[uint32(m.Logical/d.per)] = true
 		d.noteMapLocked(m.Logical, uint32(m.Addr), uint32(addrs[i]))
@@ -268,8 +292,8 @@ func (d *LogicalDisk) cleanSegmentLocked(c segCand) error {
 	if err := d.commitDirtyLocked(); err != nil {
 		return err
 	}
-	d.cl.st.SegmentsCleaned++
-	d.cl.st.BlocksMoved += int64(len(c.live))
+	d.cl.st.SegmentsCleaned += int64(len(cs))
+	d.cl.st.BlocksMoved += int64(len(live))
 	d.cl.st.CleanMs += d.v.NowMs() - t0
 	return nil
 }

@@ -98,7 +98,7 @@ func TestLFSCleanerCrash(t *testing.T) {
 			}
 			total := len(states)
 			rng.Shuffle(total, func(i, j int) { states[i], states[j] = states[j], states[i] })
-			states = states[:min(total, 80)]
+			states = states[:min(total, 48)]
 			for _, st := range states {
 				img, err := crash.Image(st)
 				if err != nil {

@@ -18,7 +18,7 @@ import (
 //
 // When no clean segment is left the log threads through free blocks in
 // address order (counted in LFSStats.Threaded). Cleaning needs a map to
-// update: LogicalDisk runs the cleaner (logical_lfs_clean.go); a VLFS
+// update: LogicalDisk runs the cleaner (lfs_clean.go); a VLFS
 // volume on lfs has none yet and only threads.
 
 // Defaults of the LFS placement.

@@ -28,11 +28,15 @@ func runBenchBatch(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Int64("seed", 1, "random seed")
 	quick := fl.Bool("quick", false, "a small run: 200 model and 4 live intervals, batches up to 16, a 64 MiB image")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	place := fl.String("placement", "eager", "only eager: it measures the eager VLDs write batching")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs bench batch [--disk NAME|FILE] [--block-size B] [--experiments model,live] [--quick] [--json] [options]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if !rejectPlacement("bench batch", *place, "it measures the eager VLD's write batching", stderr) {
 		return exitUsage
 	}
 	if fl.NArg() != 0 {

@@ -19,8 +19,9 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Int64("seed", 1, "random seed")
 	quick := fl.Bool("quick", false, "a smoke run: 32 MiB region, 300 updates")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	place := fl.String("placement", "inplace,eager", "placements to run: a list of inplace, eager, lfs, or all")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--placement LIST] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *updates <= 0 || *size <= 0 {
@@ -31,7 +32,11 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 		*size = int64(quickSamples(fl, "disk-mib", int(*size), 32))
 		*updates = quickSamples(fl, "updates", *updates, 300)
 	}
-	rep, err := bench.Breakdown(bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed})
+	ps, ok := parsePlacements("bench breakdown", *place, logicalPlacements, stderr)
+	if !ok {
+		return exitUsage
+	}
+	rep, err := bench.Breakdown(bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed, Placements: ps})
 	if err != nil {
 		return benchFailure("breakdown", err, stderr)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlfs/vlfs/bench"
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
@@ -33,8 +34,10 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	quick := fl.Bool("quick", false, "st19101 only, 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates")
 	fsRows := fl.Bool("vlfs", true, "also run the file system (system vlfs) beside the logical disk")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	place := fl.String("placement", "eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both")
+	cleanPolicy := fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
@@ -49,6 +52,15 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.Compactor.Start, err = compactor.ParseStart(*start); err != nil {
 		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
+		return exitUsage
+	}
+	ps, ok := parsePlacements("bench idle", *place, []vld.Placement{vld.PlaceEager, vld.PlaceLFS}, stderr)
+	if !ok {
+		return exitUsage
+	}
+	cfg.Placements = ps
+	if cfg.CleanPolicy, err = vld.ParseCleanPolicy(*cleanPolicy); err != nil {
+		fmt.Fprintf(stderr, "vlfs bench idle: --clean-policy: %v\n", err)
 		return exitUsage
 	}
 	cfg.Compactor.StepBlocks, cfg.Compactor.TargetEmpty, cfg.Compactor.IdleDelayMs = *step, *target, *delay

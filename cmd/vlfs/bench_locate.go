@@ -19,11 +19,15 @@ func runBenchLocate(args []string, stdout, stderr io.Writer) int {
 	window := fl.Int("window", bench.DefaultLocateWindow, "cylinders simulated, from cylinder 0 within the outer zone")
 	quick := fl.Bool("quick", false, "a smoke run: 2,000 samples per utilization")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	place := fl.String("placement", "eager", "only eager: it measures eager writings locate time against formula (2)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs bench locate --disk NAME|FILE [--unit-sectors N] [--samples N] [--seed S] [--window CYLS] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if !rejectPlacement("bench locate", *place, "it measures eager writing's locate time against formula (2)", stderr) {
 		return exitUsage
 	}
 	if fl.NArg() != 0 {

@@ -19,11 +19,15 @@ func runBenchThreshold(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Int64("seed", 1, "random seed")
 	quick := fl.Bool("quick", false, "a smoke run: 3,000 writes per threshold")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	place := fl.String("placement", "eager", "only eager: it measures the eager allocators track fill threshold")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs bench threshold --disk NAME|FILE [--unit-sectors N] [--writes N] [--seed S] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if !rejectPlacement("bench threshold", *place, "it measures the eager allocator's track fill threshold", stderr) {
 		return exitUsage
 	}
 	if fl.NArg() != 0 {

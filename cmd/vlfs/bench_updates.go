@@ -6,10 +6,11 @@ import (
 	"io"
 
 	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/vld"
 )
 
 // runBenchUpdates is `vlfs bench updates`: Figure 8 of the virtual-log
-// paper, eager placement against update-in-place on one simulated disk.
+// paper, eager placement against update-in-place and LFS on one simulated disk.
 func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("bench updates", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -18,9 +19,11 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 	updates := fl.Int("updates", 2000, "measured updates per point")
 	seed := fl.Int64("seed", 1, "random seed")
 	quick := fl.Bool("quick", false, "utilisations 0.5 and 0.8 only, 500 updates")
+	place := fl.String("placement", "all", "placements to run: all (inplace, eager, lfs), or a list of them")
+	cleanPolicy := fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench updates [--disk NAME|FILE] [--disk-mib N] [--updates N] [--seed S] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench updates [--disk NAME|FILE] [--disk-mib N] [--updates N] [--seed S] [--placement all|LIST] [--clean-policy cost-benefit|greedy] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -34,7 +37,16 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 	if m == nil {
 		return code
 	}
-	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed}
+	ps, ok := parsePlacements("bench updates", *place, logicalPlacements, stderr)
+	if !ok {
+		return exitUsage
+	}
+	cp, err := vld.ParseCleanPolicy(*cleanPolicy)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs bench updates: --clean-policy: %v\n", err)
+		return exitUsage
+	}
+	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed, Placements: ps, CleanPolicy: cp}
 	if *quick {
 		cfg.Utilizations, cfg.Updates = []float64{0.5, 0.8}, quickSamples(fl, "updates", *updates, 500)
 	}
