@@ -1,0 +1,291 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// The scale targets of issue 3 (docs/vlfs-format.md), measured on the wall
+// clock in this process (no FUSE): the mount time of a clean 1 GiB image
+// holding 100,000 files, and the resident memory of a mount of an image
+// holding 1,000,000 files.
+const (
+	ScaleMountTargetMs = 1000.0
+	ScaleRSSTargetMiB  = 256.0
+)
+
+// ScaleConfig configures Scale. Zero values pick the issue's sizes.
+type ScaleConfig struct {
+	Model         *disk.Model
+	Dir           string // where the images are made (and removed); "" means os.TempDir()
+	MountFiles    int    // files in the mount-time image (100,000)
+	MountImageMiB int    // its size (1024)
+	FileKiB       int    // each file's size in the mount-time image (4)
+	MemFiles      int    // empty files in the memory image (1,000,000)
+	MemImageMiB   int    // its size (2048)
+	Dirs          int    // directories the files are spread over (100 per 100,000 files)
+	Mounts        int    // timed mounts of the mount-time image (3)
+	Progress      io.Writer
+}
+
+func (c *ScaleConfig) defaults() error {
+	if c.Model == nil {
+		return errors.New("bench scale: no disk model")
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.MountFiles, 100000)
+	def(&c.MountImageMiB, 1024)
+	def(&c.FileKiB, 4)
+	def(&c.MemFiles, 1000000)
+	def(&c.MemImageMiB, 2048)
+	def(&c.Mounts, 3)
+	for _, v := range []int{c.MountFiles, c.MountImageMiB, c.FileKiB, c.MemFiles, c.MemImageMiB, c.Dirs, c.Mounts} {
+		if v < 0 {
+			return fmt.Errorf("bench scale: sizes and counts must be positive, got %d", v)
+		}
+	}
+	return nil
+}
+
+// Scale measures the two scale targets and returns one row for each.
+func Scale(cfg ScaleConfig) (*Report, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(cfg.Dir, "vlfs-bench-scale-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	p := NewProgress(cfg.Progress, "bench scale", 2)
+	defer p.Done()
+	rep := &Report{
+		Bench: "scale",
+		Disk:  cfg.Model.Params(),
+		Clock: ClockWall,
+		Params: map[string]any{
+			"go":         runtime.Version(),
+			"gomaxprocs": runtime.GOMAXPROCS(0),
+			"mounts":     cfg.Mounts,
+		},
+		Columns: []string{"target", "goal", "files", "dirs", "file_kib", "image_mib",
+			"populate_ms", "mount_ms", "mount_max_ms", "check_ms",
+			"heap_inuse_mib", "rss_mib", "peak_rss_mib", "met"},
+		Notes: []string{
+			"wall clock, in this process through the vlfs API (no FUSE); the disk model only sets the image's geometry",
+			"mount: a clean mount (after vlfs umount) of the image; mount_ms is the median of the timed mounts, mount_max_ms the slowest; check_ms is one fs.Check",
+			"memory: the image is populated, unmounted, the Go heap returned to the OS and the peak RSS reset (/proc/self/clear_refs), then mounted and 1 directory in 10 listed with one lookup in each; rss_mib is VmRSS then, peak_rss_mib VmHWM since the reset",
+			"goal: mount_ms <= 1000 for 100,000 files in 1 GiB; rss_mib and peak_rss_mib <= 256 MiB for 1,000,000 files",
+		},
+	}
+	row, err := scaleMount(cfg, filepath.Join(dir, "mount.img"))
+	if err != nil {
+		return nil, err
+	}
+	rep.Rows = append(rep.Rows, row)
+	p.Step("mount time")
+	row, err = scaleMemory(cfg, filepath.Join(dir, "memory.img"))
+	if err != nil {
+		return nil, err
+	}
+	rep.Rows = append(rep.Rows, row)
+	p.Step("memory")
+	return rep, nil
+}
+
+// scaleDirs is how many directories files are spread over.
+func scaleDirs(cfg ScaleConfig, files int) int {
+	if cfg.Dirs > 0 {
+		return cfg.Dirs
+	}
+	return max(1, files/1000)
+}
+
+// scaleImage makes an image of sizeMiB holding files files of fileKiB,
+// spread over dirs directories, and unmounts it cleanly.
+func scaleImage(cfg ScaleConfig, path string, sizeMiB, files, dirs, fileKiB int) (time.Duration, error) {
+	dev, err := device.OpenFile(path, device.FileOptions{Create: true, Size: int64(sizeMiB) << 20})
+	if err != nil {
+		return 0, err
+	}
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model}); err != nil {
+		dev.Close()
+		return 0, err
+	}
+	fs, err := vlfs.Mount(dev, vlfs.Options{})
+	if err != nil {
+		dev.Close()
+		return 0, err
+	}
+	t0 := time.Now()
+	data := make([]byte, fileKiB<<10)
+	per := (files + dirs - 1) / dirs
+	for d, made := 0, 0; made < files; d++ {
+		da, err := fs.Mkdir(vlfs.RootIno, fmt.Sprintf("d%05d", d), 0o755, 0, 0)
+		if err != nil {
+			fs.Close()
+			return 0, err
+		}
+		for i := 0; i < per && made < files; i, made = i+1, made+1 {
+			a, err := fs.Create(da.Ino, fmt.Sprintf("file-%07d", i), 0o644, 0, 0)
+			if err == nil && len(data) > 0 {
+				_, err = fs.Write(a.Ino, 0, data)
+			}
+			if err != nil {
+				fs.Close()
+				return 0, fmt.Errorf("populating: file %d: %w", made, err)
+			}
+			fs.Forget(a.Ino, 1)
+		}
+		fs.Forget(da.Ino, 1)
+	}
+	if err := fs.Close(); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
+func scaleMount(cfg ScaleConfig, path string) (map[string]any, error) {
+	dirs := scaleDirs(cfg, cfg.MountFiles)
+	pop, err := scaleImage(cfg, path, cfg.MountImageMiB, cfg.MountFiles, dirs, cfg.FileKiB)
+	if err != nil {
+		return nil, err
+	}
+	var times []float64
+	var check time.Duration
+	for i := range cfg.Mounts {
+		dev, err := device.OpenFile(path, device.FileOptions{})
+		if err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		fs, err := vlfs.Mount(dev, vlfs.Options{})
+		if err != nil {
+			dev.Close()
+			return nil, err
+		}
+		times = append(times, ms(time.Since(t0)))
+		if i == 0 {
+			t0 = time.Now()
+			err = fs.Check()
+			check = time.Since(t0)
+		}
+		if cerr := fs.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(times)
+	med := times[len(times)/2]
+	return map[string]any{
+		"target": "mount", "files": cfg.MountFiles, "dirs": dirs, "file_kib": cfg.FileKiB, "image_mib": cfg.MountImageMiB,
+		"populate_ms": ms(pop), "mount_ms": med, "mount_max_ms": times[len(times)-1], "check_ms": ms(check),
+		"goal": "mount_ms at most 1000", "met": med <= ScaleMountTargetMs,
+	}, nil
+}
+
+func scaleMemory(cfg ScaleConfig, path string) (map[string]any, error) {
+	dirs := scaleDirs(cfg, cfg.MemFiles)
+	pop, err := scaleImage(cfg, path, cfg.MemImageMiB, cfg.MemFiles, dirs, 0)
+	if err != nil {
+		return nil, err
+	}
+	debug.FreeOSMemory()
+	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	dev, err := device.OpenFile(path, device.FileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	fs, err := vlfs.Mount(dev, vlfs.Options{})
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	mount := time.Since(t0)
+	err = scaleWalk(fs, dirs)
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	rss, hwm := procKiB("VmRSS"), procKiB("VmHWM")
+	if cerr := fs.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	row := map[string]any{
+		"target": "memory", "files": cfg.MemFiles, "dirs": dirs, "file_kib": 0, "image_mib": cfg.MemImageMiB,
+		"populate_ms": ms(pop), "mount_ms": ms(mount),
+		"heap_inuse_mib": mib(int64(m.HeapInuse)), "rss_mib": mib(rss << 10), "peak_rss_mib": mib(hwm << 10),
+		"goal": "rss_mib, peak_rss_mib at most 256",
+		"met":  rss >= 0 && hwm >= 0 && mib(max(rss, hwm)<<10) <= ScaleRSSTargetMiB,
+	}
+	if !reset {
+		row["goal"] = "rss_mib, peak_rss_mib at most 256 (peak not reset: it includes populating)"
+	}
+	return row, nil
+}
+
+// scaleWalk lists one directory in ten and looks up a name in each, so
+// the memory figure includes loaded directories and inodes.
+func scaleWalk(fs *vlfs.FS, dirs int) error {
+	for d := 0; d < dirs; d += 10 {
+		da, err := fs.Lookup(vlfs.RootIno, fmt.Sprintf("d%05d", d))
+		if err != nil {
+			return err
+		}
+		ents, err := fs.ReadDir(da.Ino)
+		if err != nil {
+			return err
+		}
+		if len(ents) > 2 {
+			if _, err := fs.Lookup(da.Ino, "file-0000000"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// procKiB reads a "Key: N kB" line of /proc/self/status; -1 if missing.
+func procKiB(key string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return -1
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
