@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
@@ -12,7 +13,7 @@ func TestIdleRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Idle(IdleConfig{Models: []*disk.Model{m}, DiskBytes: 16 << 20, BurstKB: []int{128}, IdleMs: []float64{0, 300}, Updates: 256, Seed: 3})
+	rep, err := Idle(IdleConfig{Models: []*disk.Model{m}, DiskBytes: 16 << 20, BurstKB: []int{128}, IdleMs: []float64{0, 300}, Updates: 256, Seed: 3, Placements: []vld.Placement{vld.PlaceEager}})
 	if err != nil {
 		t.Fatal(err)
 	}
