@@ -35,6 +35,9 @@ type PeersConfig struct {
 	Workloads []string    // subset of PeerWorkloads
 	Sizes     PeersSizes
 	Quick     bool // reported only; the caller picks QuickPeersSizes
+	// SparseImages leaves the fuse2fs and vlfs image files sparse instead
+	// of writing them full of zeros first (see makeImage).
+	SparseImages bool
 	// Loopback is the vlfs-loopback binary; "" skips the loopback target
 	// with a note (LoopbackWhy says why).
 	Loopback, LoopbackWhy string
@@ -143,7 +146,7 @@ func peersParams(cfg PeersConfig) map[string]any {
 	s := cfg.Sizes
 	host, _ := os.Hostname()
 	return map[string]any{
-		"quick": cfg.Quick, "image_bytes": s.ImageBytes, "seq_bytes": s.SeqBytes,
+		"quick": cfg.Quick, "sparse_images": cfg.SparseImages, "image_bytes": s.ImageBytes, "seq_bytes": s.SeqBytes,
 		"sync_ios": s.SyncIOs, "sync_file_bytes": s.SyncFileSize, "randread_ios": s.RandReadIOs,
 		"meta_files": s.MetaFiles, "meta_limit_ms": float64(s.MetaLimit.Milliseconds()), "duration_ms": float64(s.Duration.Milliseconds()),
 		"varmail_files": s.VarmailFiles, "oltp_shadows": s.OLTPShadows, "oltp_file_bytes": s.OLTPFileSize,

@@ -112,7 +112,7 @@ type fuse2fsTarget struct{ base, img, mnt string }
 
 func startFuse2fs(cfg PeersConfig, base string) (peerTarget, error) {
 	t := &fuse2fsTarget{base: base, img: filepath.Join(base, "ext4.img"), mnt: filepath.Join(base, "mnt")}
-	if err := makeSparse(t.img, cfg.Sizes.ImageBytes); err != nil {
+	if err := makeImage(t.img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
 		return nil, err
 	}
 	if err := mkfsExt4(t.img); err != nil {
@@ -212,6 +212,40 @@ func fusermountU(dir string) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Errorf("fusermount3 -u %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+}
+
+// makeImage creates an image file of size bytes for fuse2fs or vlfs:
+// sparse, or (the default) written full of zeros, synced and dropped from
+// the page cache. A disk has no holes: a write into a hole of the image
+// makes the host allocate blocks, and the host's next fdatasync of the
+// image then commits its journal too, which doubled fdatasync's latency
+// here (0.40 against 0.19 ms for 4 KiB pwrite+fdatasync). Both image
+// targets get the same image, so neither pays it.
+func makeImage(path string, size int64, sparse bool) error {
+	if sparse {
+		return makeSparse(path, size)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	zero := make([]byte, 1<<20)
+	for off := int64(0); off < size && err == nil; off += int64(len(zero)) {
+		_, err = f.WriteAt(zero[:min(int64(len(zero)), size-off)], off)
+	}
+	if err == nil {
+		err = unix.Fdatasync(int(f.Fd()))
+	}
+	if err == nil {
+		err = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing image %s: %w", path, err)
+	}
+	return nil
 }
 
 // makeSparse creates a sparse file of size bytes.

@@ -56,6 +56,9 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 
 // mkfsVLFS formats a new image as `vlfs mkfs --size` does.
 func mkfsVLFS(cfg PeersConfig, img string) error {
+	if err := makeImage(img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
+		return err
+	}
 	dev, err := device.OpenFile(img, device.FileOptions{Create: true, Size: cfg.Sizes.ImageBytes})
 	if err != nil {
 		return err

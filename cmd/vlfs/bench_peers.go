@@ -26,6 +26,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	loopback := fl.String("loopback", "", "vlfs-loopback binary (default: go build bench/loopback into bin/)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the in-process vlfs server while the vlfs target runs")
 	quick := fl.Bool("quick", false, "small sizes: the whole run in well under 2 minutes")
+	sparse := fl.Bool("sparse", false, "leave the fuse2fs and vlfs images sparse (default: written full of zeros first, as a disk has no holes)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	quiet := fl.Bool("q", false, "no progress on stderr")
 	var sz sizeFlags
@@ -41,7 +42,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return exitUsage
 	}
-	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, CPUProfile: *cpuprofile,
+	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile,
 		Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}}
 	if *quick {
 		cfg.Sizes = bench.QuickPeersSizes()
