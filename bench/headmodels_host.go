@@ -88,7 +88,7 @@ func Host(cfg HostConfig) (*Report, error) {
 		Bench: "headmodels-host", Disk: cfg.Model.Params(), Clock: ClockWall,
 		Params: map[string]any{
 			"file_bytes": cfg.FileBytes, "updates": cfg.Updates, "rounds": cfg.Rounds, "seed": cfg.Seed,
-			"block_bytes": 4096, "profile": profileParams(cfg.Profile),
+			"block_bytes": 4096, "profile": profileParams(cfg.Profile), "loadavg_start": loadAvg(),
 		},
 		Columns: []string{"head", "utilization", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "requests_per_update"},
 		Notes: []string{
@@ -123,6 +123,7 @@ func Host(cfg HostConfig) (*Report, error) {
 			"p50_ms": pick(xs, 0.5), "p90_ms": pick(xs, 0.9), "p99_ms": pick(xs, 0.99), "requests_per_update": reqs[h],
 		})
 	}
+	rep.Params["loadavg_end"] = loadAvg()
 	return rep, nil
 }
 
