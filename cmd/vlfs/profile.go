@@ -276,6 +276,10 @@ func printProfile(p *profile.Profile, asJSON, plot bool, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "cells (median ms): min %.3f median %.3f max %.3f; gain of the cheapest skip %.0f%% (vs skip 0: %.0f%%); noise %.0f%%: %s\n",
 		s.MinMs, s.MedianMs, s.MaxMs, 100*s.Gain, 100*s.SeqGain, 100*s.RelSpread, verdict)
+	if m.Repetitions < 3 {
+		// One or two samples per cell give no spread to judge noise by.
+		fmt.Fprintf(stdout, "note: %d repetition(s): the noise, and so the verdict, cannot be judged; measure with --reps 3 or more\n", m.Repetitions)
+	}
 	step := max(1, len(rows)/10)
 	fmt.Fprintln(stdout, "think_ms  best_skip_kib  best_ms  seq_ms  median_ms")
 	for i := 0; i < len(rows); i += step {
