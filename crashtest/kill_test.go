@@ -11,40 +11,39 @@ import (
 )
 
 // TestKill: two SIGKILLs of a real FUSE daemon under an fsync-ing writer;
-// every manifest entry must survive each.
+// every manifest entry must survive each. Then the kill test's mutation
+// test, on the same binary (built once).
 func TestKill(t *testing.T) {
 	if ok, why := fstest.Available(); !ok {
 		t.Skip(why)
 	}
 	bin := vlfsBinary(t)
-	dir := t.TempDir()
-	res, err := Kill(KillConfig{Binary: bin, Dir: dir, Rounds: 2, Seed: 1, Progress: testWriter{t}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%+v", res)
-	for _, f := range res.Failures {
-		t.Error(f)
-	}
-	if res.Files == 0 || res.Verified < res.Files {
-		t.Errorf("nothing was acknowledged or verified: %+v", res)
-	}
-	if res.FullRounds > 0 {
-		t.Errorf("%d of %d rounds found the image full: they wrote nothing new", res.FullRounds, res.Rounds)
-	}
+	t.Run("fsync", func(t *testing.T) {
+		res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 2, Seed: 1, Progress: testWriter{t}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v", res)
+		for _, f := range res.Failures {
+			t.Error(f)
+		}
+		if res.Files == 0 || res.Verified < res.Files {
+			t.Errorf("nothing was acknowledged or verified: %+v", res)
+		}
+		if res.FullRounds > 0 {
+			t.Errorf("%d of %d rounds found the image full: they wrote nothing new", res.FullRounds, res.Rounds)
+		}
+	})
+	t.Run("mutation-unsynced-acks", func(t *testing.T) { killCatchesUnsyncedAcks(t, bin) })
 }
 
-// TestKillCatchesUnsyncedAcks is the kill test's mutation test: a writer
-// that acknowledges files without fsync (as if the daemon acked fsync
-// without syncing) loses them to the SIGKILL, since the daemon commits
-// on its own only every 5 s, and the harness must say so. The image is
-// large enough that the writer never fills it (a full image makes vlfs
-// commit, which would make the unsynced files durable after all).
-func TestKillCatchesUnsyncedAcks(t *testing.T) {
-	if ok, why := fstest.Available(); !ok {
-		t.Skip(why)
-	}
-	bin := vlfsBinary(t)
+// killCatchesUnsyncedAcks is the kill test's mutation test: a writer that
+// acknowledges files without fsync (as if the daemon acked fsync without
+// syncing) loses them to the SIGKILL, since the daemon commits on its own
+// only every 5 s, and the harness must say so. The image is large enough
+// that the writer never fills it (a full image makes vlfs commit, which
+// would make the unsynced files durable after all).
+func killCatchesUnsyncedAcks(t *testing.T, bin string) {
 	res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 1, Seed: 1, ImageSize: 256 << 20,
 		MaxRun: 200 * time.Millisecond, Progress: testWriter{t}, noSync: true})
 	if err != nil {
