@@ -150,7 +150,9 @@ func parseFio(raw []byte, workload string) (peerResult, error) {
 		return peerResult{}, fmt.Errorf("fio %s: no I/O measured: %.300s", j.Name, raw)
 	}
 	p50, p99 := d.Clat.Percentile[fioP50], d.Clat.Percentile[fioP99]
-	if j.Sync.TotalIOs > 0 {
+	// fio counts fsyncs in sync.total_ios but fdatasyncs only in
+	// sync.lat_ns.N (fio 3.x): test both.
+	if j.Sync.TotalIOs > 0 || j.Sync.Lat.N > 0 {
 		p50 += j.Sync.Lat.Percentile[fioP50]
 		p99 += j.Sync.Lat.Percentile[fioP99]
 	}

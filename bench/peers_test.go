@@ -17,6 +17,11 @@ func TestParseFio(t *testing.T) {
   "write": {"total_ios": 500, "io_bytes": 2048000, "runtime": 1000, "iops": 500,
             "clat_ns": {"N": 500, "percentile": {"50.000000": 20000, "99.000000": 90000}}},
   "sync": {"total_ios": 500, "lat_ns": {"N": 500, "percentile": {"50.000000": 30000, "99.000000": 110000}}}}]}`
+	// fdatasync=1: fio leaves sync.total_ios at 0 and counts lat_ns.N.
+	datasyncJob := `{"jobs": [{"jobname": "append-fdatasync", "error": 0,
+  "write": {"total_ios": 1000, "io_bytes": 4096000, "runtime": 2000,
+            "clat_ns": {"N": 1000, "percentile": {"50.000000": 3000, "99.000000": 9000}}},
+  "sync": {"total_ios": 0, "lat_ns": {"N": 999, "percentile": {"50.000000": 360000, "99.000000": 900000}}}}]}`
 	readJob := `{"jobs": [{"jobname": "seqread", "error": 0,
   "read": {"total_ios": 64, "io_bytes": 67108864, "runtime": 250,
            "clat_ns": {"N": 64, "percentile": {"50.000000": 1000000, "99.000000": 4000000}}},
@@ -29,6 +34,7 @@ func TestParseFio(t *testing.T) {
 		wantErr    bool
 	}{
 		{name: "fsync job sums write and sync", raw: syncJob, ops: 500, bytes: 2048000, elapsed: time.Second, p50: 0.05, p99: 0.2},
+		{name: "fdatasync job sums write and sync", raw: datasyncJob, ops: 1000, bytes: 4096000, elapsed: 2 * time.Second, p50: 0.363, p99: 0.909},
 		{name: "read job", raw: readJob, ops: 64, bytes: 64 << 20, elapsed: 250 * time.Millisecond, p50: 1, p99: 4},
 		{name: "garbage", raw: "fio: error", wantErr: true},
 		{name: "two jobs", raw: `{"jobs": [{}, {}]}`, wantErr: true},
