@@ -29,7 +29,7 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if bs < ondisk.MinBlockSize || bs&(bs-1) != 0 || bs > 1<<20 {
 		return fmt.Errorf("format: block size %d (need a power of two >= %d): %w", bs, ondisk.MinBlockSize, ErrInvalid)
 	}
-	if fo.Placement > PlaceLFS {
+	if fo.Placement > placeMax {
 		return fmt.Errorf("format: placement %d: %w", fo.Placement, ErrInvalid)
 	}
 	if len(fo.Kind) > 8 || len(fo.AppData) > MaxAppData {

@@ -2,6 +2,7 @@ package vld
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -25,9 +26,17 @@ const (
 	// PlaceLFS appends blocks contiguously in 512 KiB segments, as a
 	// log-structured file system (lfs_place.go).
 	PlaceLFS
+	// PlaceRange places a client write's blocks by range writes near their
+	// hints (the file's previous block or its inode), chosen by HRS from
+	// the head position (place_range.go, docs/ranges.md). Writes without
+	// any hint (inode blocks, the log) are placed eagerly.
+	PlaceRange
 )
 
-// ParsePlacement reads "eager", "inplace" or "lfs".
+// placeMax is the largest valid Placement.
+const placeMax = PlaceRange
+
+// ParsePlacement reads "eager", "inplace", "lfs" or "range".
 func ParsePlacement(s string) (Placement, error) {
 	switch s {
 	case "eager", "":
@@ -36,8 +45,10 @@ func ParsePlacement(s string) (Placement, error) {
 		return PlaceInPlace, nil
 	case "lfs":
 		return PlaceLFS, nil
+	case "range":
+		return PlaceRange, nil
 	}
-	return 0, fmt.Errorf("placement %q: want eager, inplace or lfs: %w", s, ErrInvalid)
+	return 0, fmt.Errorf("placement %q: want eager, inplace or lfs, or range: %w", s, ErrInvalid)
 }
 
 func (p Placement) String() string {
@@ -46,6 +57,8 @@ func (p Placement) String() string {
 		return "inplace"
 	case PlaceLFS:
 		return "lfs"
+	case PlaceRange:
+		return "range"
 	}
 	return "eager"
 }
@@ -59,8 +72,9 @@ type placeState struct {
 	// directory blocks the same call may place see none.
 	near     []Addr
 	replaces []bool
-	lfs      *lfsLog // PlaceLFS only
-	homes    int64   // blocks rewritten over their old copy (in place)
+	tails    rangeTails // PlaceRange only: growth rooms (place_range_hold.go)
+	lfs      *lfsLog    // PlaceLFS only
+	homes    int64      // blocks rewritten over their old copy (in place)
 }
 
 // initPlacement reads the policy from the superblock. Policies other than
@@ -68,7 +82,7 @@ type placeState struct {
 // hints, and the baselines are measured without batching.
 func (v *Volume) initPlacement() error {
 	p := Placement(v.sb.Placement)
-	if p > PlaceLFS {
+	if p > placeMax {
 		return fmt.Errorf("open: superblock placement %d: %w", p, ErrCorrupt)
 	}
 	v.place.policy = p
@@ -104,6 +118,12 @@ func (v *Volume) placeByPolicyLocked(n int, w window) (runs []run, ok bool, err 
 	near, rep := v.place.near, v.place.replaces
 	v.place.near, v.place.replaces = nil, nil
 	switch v.place.policy {
+	case PlaceRange:
+		if !slices.ContainsFunc(near, func(a Addr) bool { return a != 0 }) {
+			near, rep = nil, nil // log entries, checkpoints, inode blocks
+		}
+		runs, err = v.placeRangeLocked(n, w, near, rep)
+		return runs, true, err
 	case PlaceInPlace:
 		runs, err = v.placeInPlaceLocked(n, w, near, rep)
 		return runs, true, err

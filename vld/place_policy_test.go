@@ -41,7 +41,7 @@ func TestParsePlacement(t *testing.T) {
 		in   string
 		want Placement
 		ok   bool
-	}{{"", PlaceEager, true}, {"eager", PlaceEager, true}, {"inplace", PlaceInPlace, true}, {"lfs", PlaceLFS, true}, {"log", 0, false}} {
+	}{{"", PlaceEager, true}, {"eager", PlaceEager, true}, {"inplace", PlaceInPlace, true}, {"lfs", PlaceLFS, true}, {"range", PlaceRange, true}, {"log", 0, false}} {
 		p, err := ParsePlacement(tc.in)
 		if (err == nil) != tc.ok || (tc.ok && (p != tc.want || p.String() != map[bool]string{true: tc.in, false: "eager"}[tc.in != ""])) {
 			t.Errorf("ParsePlacement(%q) = %v, %v", tc.in, p, err)
@@ -53,7 +53,7 @@ func TestParsePlacement(t *testing.T) {
 }
 
 func TestPlacementKeptInSuperblock(t *testing.T) {
-	for _, p := range []Placement{PlaceEager, PlaceInPlace, PlaceLFS} {
+	for _, p := range []Placement{PlaceEager, PlaceInPlace, PlaceLFS, PlaceRange} {
 		v, dev, _ := newPlacedVolume(t, p, 64<<20)
 		if v.Placement() != p {
 			t.Fatalf("open: placement %v, formatted %v", v.Placement(), p)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
-	"github.com/vlfs/vlfs/vld/rangedisk"
 )
 
 // Range placement (docs/ranges.md): the volume acts as a file system
@@ -27,8 +26,31 @@ import (
 // as placeLocked does.
 
 // placeRangeLocked places n blocks with hints near (nil or one per block)
-// inside window w, marks them used and returns the runs.
-func (v *Volume) placeRangeLocked(n int, w window, near []Addr) ([]run, error) {
+// and rep (nil, or whether near[i] is block i's own old copy) inside
+// window w, marks them used and returns the runs. With no hints (log
+// entries, checkpoints, inode blocks: "anywhere nearby") the blocks are
+// placed eagerly. Either way the growth rooms of other chains are held
+// (place_range_hold.go) unless nothing fits with them.
+func (v *Volume) placeRangeLocked(n int, w window, near []Addr, rep []bool) ([]run, error) {
+	release := v.holdRoomsLocked(int64(hintAt(near, 0)) + 1)
+	runs, err := v.placeChainsLocked(n, w, near, rep)
+	release()
+	if err != nil {
+		runs, err = v.placeChainsLocked(n, w, near, rep)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if near != nil {
+		for _, r := range runs {
+			v.place.tails.note(r.start, r.start+int64(r.n))
+		}
+	}
+	return runs, nil
+}
+
+// placeChainsLocked is placeRangeLocked with whatever holds are in force.
+func (v *Volume) placeChainsLocked(n int, w window, near []Addr, rep []bool) ([]run, error) {
 	var runs []run
 	now, h := v.m.now, v.m.head
 	undo := func() {
@@ -40,8 +62,8 @@ func (v *Volume) placeRangeLocked(n int, w window, near []Addr) ([]run, error) {
 	}
 	for i := 0; i < n; {
 		hint := hintAt(near, i)
-		for k := chainLen(near, i, n); k > 0; {
-			r, cost, err := v.rangePartLocked(hint, min(k, v.maxTrackBlocks()), h, now, w)
+		for k := chainLen(near, rep, i, n); k > 0; {
+			r, cost, err := v.rangePartLocked(hint, min(k, v.maxTrackBlocks()), h, now, w, near == nil)
 			if err != nil {
 				undo()
 				return nil, fmt.Errorf("placing %d blocks by range: %w", n, err)
@@ -54,7 +76,9 @@ func (v *Volume) placeRangeLocked(n int, w window, near []Addr) ([]run, error) {
 			runs = append(runs, r)
 			h.Cyl, h.Surf = v.layout.CylSurf(t)
 			now += cost + float64(r.n)*v.layout.BlockMs(t)
-			hint = Addr(r.start + int64(r.n) - 1) // the rest of the chain follows on
+			if near != nil {
+				hint = Addr(r.start + int64(r.n) - 1) // the rest of the chain follows on
+			}
 			i, k = i+r.n, k-r.n
 		}
 	}
@@ -65,13 +89,15 @@ func (v *Volume) placeRangeLocked(n int, w window, near []Addr) ([]run, error) {
 // when those blocks are free (up to the end of that track: runs never span
 // tracks, and the next part continues at the next track's first block,
 // which is the next address), else by HRS in the chain's ranges, else
-// eagerly, halving k until something fits.
-func (v *Volume) rangePartLocked(hint Addr, k int, h disk.Head, now float64, w window) (run, float64, error) {
-	if r, cost, ok := v.exactAfterLocked(hint, k, h, now, w); ok {
-		return r, cost, nil
-	}
-	if r, cost, ok := v.rangeChooseLocked(hint, k, h, now, w); ok {
-		return r, cost, nil
+// eagerly (at once when eager), halving k until something fits.
+func (v *Volume) rangePartLocked(hint Addr, k int, h disk.Head, now float64, w window, eager bool) (run, float64, error) {
+	if !eager {
+		if r, cost, ok := v.exactAfterLocked(hint, k, h, now, w); ok {
+			return r, cost, nil
+		}
+		if r, cost, ok := v.rangeChooseLocked(hint, k, h, now, w); ok {
+			return r, cost, nil
+		}
 	}
 	for ; k > 0; k /= 2 {
 		if c := v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
@@ -93,18 +119,21 @@ func (v *Volume) exactAfterLocked(hint Addr, k int, h disk.Head, now float64, w 
 	if !w.contains(t, v.layout.NumTracks()) || !v.alloc.freeRun(a, k) {
 		return run{}, 0, false
 	}
-	return run{start: a, n: k}, v.layout.PositionMs(h, now+v.m.overheadMs(true), a, true), true
+	return run{start: a, n: k}, v.exactCostLocked(a, k, h, now+v.m.overheadMs(true)), true
 }
 
 // chainLen counts the blocks from i that go as one range write: the next
-// block joins while it has no hint or the same hint as the one before.
-func chainLen(near []Addr, i, n int) int {
-	j := i + 1
-	for j < n && near != nil && (near[j] == 0 || near[j] == near[j-1]) {
-		j++
-	}
+// block joins while it has the same hint as the one before (the file
+// system gives the blocks that follow on from one another in a file the
+// hint of the first), or both replace old copies that were consecutive (a
+// file rewritten in order stays in order).
+func chainLen(near []Addr, rep []bool, i, n int) int {
 	if near == nil {
 		return n - i
+	}
+	j := i + 1
+	for j < n && (near[j] == near[j-1] || rep != nil && rep[j] && rep[j-1] && near[j] == near[j-1]+1) {
+		j++
 	}
 	return j - i
 }
@@ -116,17 +145,18 @@ func hintAt(near []Addr, i int) Addr {
 	return near[i]
 }
 
-// rangeChooseLocked builds the chain's ranges, nearest first, and lets HRS
-// choose in the first that can hold k blocks; ok is false when none can.
+// rangeChooseLocked builds the chain's ranges, nearest first, and lets the
+// head model choose in the first that can hold k blocks (HRS for the
+// simulated head, the profile for a profiled one: place_range_head.go); ok
+// is false when none can.
 func (v *Volume) rangeChooseLocked(hint Addr, k int, h disk.Head, now float64, w window) (run, float64, bool) {
 	for _, s := range v.rangeSpansLocked(hint, k, h) {
 		ext := v.freeExtentsLocked(s.from, s.to, k, w, s.room)
 		if len(ext) == 0 {
 			continue
 		}
-		t, err := rangedisk.Choose(v.layout, h, now+v.m.overheadMs(true), rangedisk.List(ext...), k, 1)
-		if err == nil {
-			return run{start: t.Addr, n: k}, t.PositionMs, true
+		if b, cost, ok := v.chooseInRangesLocked(ext, k, h, now+v.m.overheadMs(true)); ok {
+			return run{start: b, n: k}, cost, true
 		}
 	}
 	return run{}, 0, false

@@ -11,7 +11,7 @@ func writeRanged(t testing.TB, v *Volume, data [][]byte, near []Addr) []Addr {
 	t.Helper()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	runs, err := v.placeRangeLocked(len(data), window{}, near)
+	runs, err := v.placeRangeLocked(len(data), window{}, near, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +41,8 @@ type seqReadResult struct {
 // separate write with random think time before it (two applications
 // appending and fsyncing), hinted by the file's previous block, then reads
 // the first file back in order.
-func interleavedFiles(t testing.TB, ranged bool) seqReadResult {
-	v, _ := newTestVolume(t, "hpc2247a", 64<<20, Options{})
+func interleavedFiles(t testing.TB, ranged bool, o Options) seqReadResult {
+	v, _ := newTestVolume(t, "hpc2247a", 64<<20, o)
 	rng := rand.New(rand.NewPCG(11, 12))
 	const chunks, chunk = 32, 4
 	files := [2][]Addr{}
@@ -88,8 +88,8 @@ func interleavedFiles(t testing.TB, ranged bool) seqReadResult {
 // appended chunk by chunk between another file's chunks reads back with far
 // fewer requests and less simulated time than with eager placement.
 func TestRangePlacementKeepsFilesSequential(t *testing.T) {
-	eager := interleavedFiles(t, false)
-	ranged := interleavedFiles(t, true)
+	eager := interleavedFiles(t, false, Options{})
+	ranged := interleavedFiles(t, true, Options{})
 	t.Logf("read back 128 blocks: eager %d requests %.2f ms, range %d requests %.2f ms (simulated)", eager.requests, eager.ms, ranged.requests, ranged.ms)
 	if ranged.requests*2 > eager.requests || ranged.ms*2 > eager.ms {
 		t.Fatalf("range placement: %+v, eager: %+v", ranged, eager)
@@ -99,17 +99,22 @@ func TestRangePlacementKeepsFilesSequential(t *testing.T) {
 func TestChainLen(t *testing.T) {
 	tests := []struct {
 		near []Addr
+		rep  []bool
 		i    int
 		want int
 	}{
-		{nil, 0, 5},
-		{[]Addr{7, 7, 7, 9, 0}, 0, 3},
-		{[]Addr{7, 7, 7, 9, 0}, 3, 2},
-		{[]Addr{0, 0, 3, 3, 3}, 0, 2},
+		{nil, nil, 0, 5},
+		{[]Addr{7, 7, 7, 9, 0}, nil, 0, 3},
+		{[]Addr{7, 7, 7, 9, 0}, nil, 3, 1},
+		{[]Addr{7, 7, 7, 9, 0}, nil, 4, 1},
+		{[]Addr{0, 0, 3, 3, 3}, nil, 0, 2},
+		{[]Addr{4, 5, 6, 6, 9}, []bool{true, true, true, false, true}, 0, 4},
+		{[]Addr{4, 5, 6, 6, 9}, nil, 0, 1},
+		{[]Addr{4, 5, 6, 7, 8}, []bool{true, false, true, true, true}, 0, 1},
 	}
 	for _, tc := range tests {
-		if got := chainLen(tc.near, tc.i, 5); got != tc.want {
-			t.Errorf("chainLen(%v, %d) = %d, want %d", tc.near, tc.i, got, tc.want)
+		if got := chainLen(tc.near, tc.rep, tc.i, 5); got != tc.want {
+			t.Errorf("chainLen(%v, %v, %d) = %d, want %d", tc.near, tc.rep, tc.i, got, tc.want)
 		}
 	}
 }

@@ -22,7 +22,7 @@ type commitPlan struct {
 	ins    []*inode   // every inode dirty when the plan was made
 	ibns   []uint64   // inode blocks to write, in order
 	bufs   [][]byte   // their contents (copies)
-	near   []vld.Addr // their addresses now: placement hints (old copies)
+	near   []vld.Addr // placement hints: their old copies (none under range placement)
 	groups [][]inodeVer
 	pieces []uint32              // pieces to commit, in order
 	base   map[uint32][]vld.Addr // their addresses before this commit
@@ -55,7 +55,7 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 		}
 		p.ibns = append(p.ibns, ibn)
 		p.bufs = append(p.bufs, slices.Clone(blk))
-		p.near = append(p.near, fs.imap.addr(ibn))
+		p.near = append(p.near, fs.inodeHintLocked(ibn))
 		vs := make([]inodeVer, len(group))
 		for i, in := range group {
 			vs[i] = inodeVer{in, in.ver}

@@ -22,6 +22,10 @@ type pendingWrite struct {
 	// return the old copy itself: apply must then not free it.
 	near vld.Addr
 	rep  bool
+	// follows says the block continues the one before it in the list
+	// (the same file's previous block, both new): it carries that block's
+	// hint, so the volume places them as one chain (docs/ranges.md).
+	follows bool
 }
 
 // nearLocked is the placement hint of file block lbn: its old copy, else
@@ -36,6 +40,26 @@ func (fs *FS) nearLocked(in *inode, lbn uint64) (vld.Addr, bool) {
 		}
 	}
 	return fs.imap.addr(uint64(in.ino) / fs.geo.ipb), false
+}
+
+// inodeHintLocked is the placement hint of inode block ibn: its old copy,
+// which an in-place volume rewrites. Under range placement inode blocks
+// carry none: a write with no hints goes anywhere near the head
+// (docs/ranges.md).
+func (fs *FS) inodeHintLocked(ibn uint64) vld.Addr {
+	if fs.vol.Placement() == vld.PlaceRange {
+		return 0
+	}
+	return fs.imap.addr(ibn)
+}
+
+// continueChain points the blocks at the start of a chunk that follow on
+// from the previous chunk's last block (at last) at that block, now that
+// it has an address: a file longer than a chunk stays one chain.
+func continueChain(ws []pendingWrite, near []vld.Addr, last vld.Addr) {
+	for i := 0; i < len(ws) && last != 0 && ws[i].follows && !ws[i].rep && ws[i].near == ws[0].near; i++ {
+		near[i] = last
+	}
 }
 
 // sortedDirtyLocked returns the dirty inodes in inode-number order, so that
@@ -158,7 +182,7 @@ func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
 	}
 	slices.Sort(lbns)
 	out := make([]pendingWrite, 0, len(lbns))
-	for _, lbn := range lbns {
+	for j, lbn := range lbns {
 		if err := fs.prepareLocked(in, lbn); err != nil {
 			return nil, err
 		}
@@ -167,7 +191,11 @@ func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
 			buf = fs.zero
 		}
 		near, rep := fs.nearLocked(in, lbn)
-		out = append(out, pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
+		follows := !rep && j > 0 && lbns[j-1] == lbn-1
+		if follows {
+			near = out[j-1].near // the previous block has no new address yet
+		}
+		out = append(out, pendingWrite{buf: buf, near: near, rep: rep, follows: follows, apply: func(a vld.Addr) error {
 			if err := fs.setPtrLocked(in, lbn, a); err != nil {
 				return err
 			}
@@ -207,6 +235,7 @@ func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {
 
 // writeAllLocked writes ws in chunks and applies each returned address.
 func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
+	var last vld.Addr // where the previous chunk's last block went
 	for len(ws) > 0 {
 		n := min(len(ws), writeChunk)
 		bufs := make([][]byte, n)
@@ -214,6 +243,7 @@ func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 		for i := range bufs {
 			bufs[i], o.Near[i], o.Replaces[i] = ws[i].buf, ws[i].near, ws[i].rep
 		}
+		continueChain(ws[:n], o.Near, last)
 		addrs, err := fs.vol.WriteBlocks(bufs, o)
 		if err != nil {
 			return fs.volErr("write", err)
@@ -226,6 +256,7 @@ func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 				return err
 			}
 		}
+		last = addrs[n-1]
 		ws = ws[n:]
 	}
 	return nil
@@ -301,6 +332,12 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 	near, rep := n.addr, n.addr != 0
 	if !rep {
 		near = fs.imap.addr(uint64(in.ino) / fs.geo.ipb)
+	}
+	if fs.vol.Placement() == vld.PlaceRange {
+		// Rewritten at every append: near its old copy it would creep
+		// into the file's own growth room. Anywhere nearby, as inode
+		// blocks.
+		near, rep = 0, false
 	}
 	return pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
 		if n.addr != 0 && n.addr != a {
@@ -401,7 +438,7 @@ func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
 		if blk == nil {
 			continue
 		}
-		old := fs.imap.addr(ibn)
+		old := fs.inodeHintLocked(ibn)
 		ws = append(ws, pendingWrite{buf: blk, near: old, rep: old != 0, apply: func(a vld.Addr) error {
 			if old := fs.imap.addr(ibn); old != 0 && old != a {
 				fs.freeBlockLocked(old)
