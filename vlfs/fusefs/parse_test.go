@@ -23,6 +23,9 @@ func TestParseOptions(t *testing.T) {
 		{in: "entry_timeout=2.5,attr_timeout=0", want: Options{EntryTimeout: 2500 * time.Millisecond, AttrTimeout: -1}},
 		{in: "no_writeback_cache", want: Options{NoWritebackCache: true}},
 		{in: "stats_file=-", want: Options{StatsFile: "-"}},
+		{in: "image_readahead=65536", want: Options{ImageReadahead: 65536}},
+		{in: "image_readahead=0", want: Options{ImageReadahead: -1}},
+		{in: "image_readahead=-5", wantErr: true},
 		// mount(8) and fstab leftovers are dropped.
 		{in: "defaults,noauto,user,_netdev,x-systemd.automount,noatime,exec", want: Options{}},
 		// vlfs-level options go back to the caller, in order.
@@ -53,7 +56,8 @@ func TestParseOptions(t *testing.T) {
 func TestOptionsDefaults(t *testing.T) {
 	o := Options{AttrTimeout: -1}.withDefaults()
 	if o.Readers != DefaultReaders || o.MaxReaders != DefaultMaxReaders || o.EntryTimeout != time.Second ||
-		o.AttrTimeout != 0 || o.FSName != "vlfs" || o.StatsFile != DefaultStatsFile || o.Logf == nil {
+		o.AttrTimeout != 0 || o.FSName != "vlfs" || o.StatsFile != DefaultStatsFile || o.Logf == nil ||
+		o.ImageReadahead != DefaultImageReadahead {
 		t.Fatalf("defaults: %+v", o)
 	}
 	if o := (Options{Readers: 50}).withDefaults(); o.MaxReaders < 50 {
