@@ -18,7 +18,7 @@ const (
 )
 
 // RangesFigures lists the experiments Ranges can run, in report order.
-func RangesFigures() []string { return []string{"4", "5", "6", "choices", "7", "8", "cost"} }
+func RangesFigures() []string { return []string{"4", "5", "6", "choices", "7", "8", "cost", "vlfs"} }
 
 // RangesConfig configures Ranges. Zero values pick the defaults.
 type RangesConfig struct {
@@ -199,7 +199,11 @@ func Ranges(cfg RangesConfig) (*Report, error) {
 		return nil, fmt.Errorf("bench ranges: %w", err)
 	}
 	ps := cfg.points()
-	prog := NewProgress(cfg.Progress, "bench ranges", len(ps))
+	var vps []rangesVLFSPoint
+	if slices.Contains(cfg.Figures, "vlfs") {
+		vps = cfg.vlfsPoints()
+	}
+	prog := NewProgress(cfg.Progress, "bench ranges", len(ps)+len(vps))
 	rep := &Report{Bench: "ranges", Disk: cfg.Model.Params(), Clock: ClockSimulated, Columns: rangesColumns,
 		Params: map[string]any{"ops_per_row": cfg.Ops, "seed": cfg.Seed, "quick": cfg.Quick,
 			"write_blocks": cfg.WriteBlocks, "block_bytes": disk.SectorSize, "group_blocks": RangesGroupBlocks}}
@@ -210,6 +214,14 @@ func Ranges(cfg RangesConfig) (*Report, error) {
 		}
 		rep.Rows = append(rep.Rows, row)
 		prog.Step(fmt.Sprintf("figure %s span %s Q=%d range=%d choices=%d reads=%d%% %v", p.figure, p.span, p.queue, p.rangeBlks, p.choices, p.readPct, p.sched))
+	}
+	for _, p := range vps {
+		row, err := runRangesVLFS(cfg.Model, p, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		rep.Rows = append(rep.Rows, row)
+		prog.Step(fmt.Sprintf("figure vlfs %v placement, %d-block appends", p.place, p.chunk))
 	}
 	prog.Done()
 	rep.Notes = rangesNotes(l, rep.Rows)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -17,6 +18,9 @@ func rangesNotes(l *disk.Layout, rows []map[string]any) []string {
 	}
 	if n := headline(rows); n != "" {
 		notes = append(notes, n)
+	}
+	if slices.ContainsFunc(rows, func(r map[string]any) bool { return r["figure"] == "vlfs" }) {
+		notes = append(notes, fmt.Sprintf("figure vlfs runs the file system on a %d MiB image of the disk with 4096-byte blocks: two files appended in alternating fsynced chunks of chunk_blocks (random think time up to a revolution), then the first read back after a remount; mean_ms is per fsynced append, read_requests and read_ms are the read-back's device requests and simulated time", rangesVLFSImage>>20))
 	}
 	return notes
 }
