@@ -199,7 +199,7 @@ func TestSQLiteJournalSmoke(t *testing.T) {
 		t.Fatalf("rows %v", rep.Rows)
 	}
 	for _, r := range rep.Rows {
-		if r["disk_ms_per_txn"].(float64) <= 0 || r["dev_writes_per_txn"].(float64) < 1 || r["total_s"].(float64) <= 0 {
+		if r["disk_ms_per_txn"].(float64) <= 0 || r["dev_writes_per_txn"].(float64) < 1 || r["total_ms"].(float64) <= 0 {
 			t.Errorf("row %v: no disk work or no time", r)
 		}
 	}

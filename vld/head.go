@@ -1,6 +1,10 @@
 package vld
 
-import "github.com/vlfs/vlfs/vld/disk"
+import (
+	"time"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
 
 // headModel is how the volume predicts the cheapest place for a write. The
 // simulated head (the default) knows the geometry and where the head is, and
@@ -15,10 +19,26 @@ type headModel interface {
 }
 
 // simulatedHead is the oracle head model: exact geometry and position.
-type simulatedHead struct{}
+type simulatedHead struct{ m *mech }
 
-func (simulatedHead) choose(a *allocator, h disk.Head, startMs float64, n int, w window) choice {
-	return a.choose(h, startMs, n, w)
+// choose searches from the time the write really starts: on the real-time
+// clock the callers' startMs comes from mech.now, which catches up with
+// the wall clock only when a request is served, so between requests it is
+// early by the think time since the last one, and the platter has turned
+// meanwhile. Every start of one decision shifts by the same lag, so the
+// later runs of a request (priced from the first one's cost) stay
+// consistent.
+func (s simulatedHead) choose(a *allocator, h disk.Head, startMs float64, n int, w window) choice {
+	return a.choose(h, startMs+s.m.lagMs(), n, w)
+}
+
+// lagMs is how far simulated time lags the wall clock on the real-time
+// clock (0 on the virtual clock, where there is no wall time to follow).
+func (m *mech) lagMs() float64 {
+	if m == nil || m.clock != ClockReal {
+		return 0
+	}
+	return max(0, float64(time.Since(m.start))/float64(time.Millisecond)-m.now)
 }
 
 func (simulatedHead) name() string { return "simulated" }

@@ -236,7 +236,7 @@ func (ph *profiledHead) fits(a *allocator, b int64, n int, w window) bool {
 // chooseHead builds the head model Options ask for.
 func chooseHead(o Options, m *mech, bs int) (headModel, error) {
 	if o.Head == nil {
-		return simulatedHead{}, nil
+		return simulatedHead{m: m}, nil
 	}
 	return newProfiledHead(o.Head, m, bs)
 }

@@ -372,3 +372,43 @@ func TestVolumeNamesItsHeadModel(t *testing.T) {
 		v.Close()
 	}
 }
+
+// TestSimulatedHeadRealClockLag: on the real-time clock the oracle places
+// a write where the head is now, after the think time since the last
+// request, not where it was when that request ended (mech.now, which
+// catches up only when the next request is served).
+func TestSimulatedHeadRealClockLag(t *testing.T) {
+	l, err := disk.NewLayout(testModel(t, "st19101"), 4096, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const thinkMs = 2.0 // a third of a 6 ms revolution: about 11 of 32 blocks
+	for _, c := range []struct {
+		clock Clock
+		lag   bool
+	}{{ClockVirtual, false}, {ClockReal, true}} {
+		a, m := newAllocator(l, -1), newMech(l, c.clock)
+		m.now = 10
+		m.start = time.Now().Add(-time.Duration((m.now + thinkMs) * float64(time.Millisecond)))
+		ovh := m.overheadMs(true)
+		got := simulatedHead{m: m}.choose(a, disk.Head{}, m.now+ovh, 1, window{}).block
+		stale := a.choose(disk.Head{}, m.now+ovh, 1, window{}).block
+		fresh := a.choose(disk.Head{}, m.now+thinkMs+ovh, 1, window{}).block
+		tb := int64(l.TrackBlocks(0))
+		dist := func(x, y int64) int64 { // blocks apart on one track, either way round
+			d := ((x-y)%tb + tb) % tb
+			return min(d, tb-d)
+		}
+		if stale == fresh {
+			t.Fatalf("the fixture does not separate the two answers (%d)", stale)
+		}
+		want := stale
+		if c.lag {
+			want = fresh
+		}
+		// A few blocks of slack: the wall clock moves while the test runs.
+		if dist(got, want) > 3 {
+			t.Errorf("clock %v: chose block %d; stale start gives %d, the wall clock's %d", c.clock, got, stale, fresh)
+		}
+	}
+}
