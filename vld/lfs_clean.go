@@ -149,7 +149,7 @@ func (d *LogicalDisk) noteClientLocked(n int) error {
 		return nil
 	}
 	d.cl.st.DemandRuns++
-	return d.cleanUntilLocked(int64(cfg.TargetSegments), 1, -1)
+	return d.cleanUntilLocked(int64(cfg.TargetSegments), 1, -1, cleanBatch)
 }
 
 // cleanBatch is the most segments one commit cleans: every commit writes
@@ -158,10 +158,10 @@ func (d *LogicalDisk) noteClientLocked(n int) error {
 // segment; here it is a commit of the virtual log).
 const cleanBatch = 8
 
-// cleanUntilLocked cleans segments no fuller than maxUtil until want are
-// clean, no candidate is left, or (deadline >= 0) the clock passes
-// deadline.
-func (d *LogicalDisk) cleanUntilLocked(want int64, maxUtil, deadline float64) error {
+// cleanUntilLocked cleans segments no fuller than maxUtil, at most batch
+// per commit, until want are clean, no candidate is left, or (deadline >=
+// 0) the clock passes deadline.
+func (d *LogicalDisk) cleanUntilLocked(want int64, maxUtil, deadline float64, batch int64) error {
 	_, total := d.CleanSegments()
 	for i := int64(0); i < total; i++ {
 		clean, _ := d.CleanSegments()
@@ -171,11 +171,11 @@ func (d *LogicalDisk) cleanUntilLocked(want int64, maxUtil, deadline float64) er
 		if deadline >= 0 && d.v.NowMs() >= deadline {
 			return nil
 		}
-		batch, err := d.pickSegmentsLocked(maxUtil, clean, want-clean)
-		if err != nil || len(batch) == 0 {
+		cs, err := d.pickSegmentsLocked(maxUtil, clean, min(want-clean, batch))
+		if err != nil || len(cs) == 0 {
 			return err
 		}
-		if err := d.cleanSegmentsLocked(batch); err != nil {
+		if err := d.cleanSegmentsLocked(cs); err != nil {
 			return err
 		}
 	}
@@ -299,10 +299,11 @@ func (d *LogicalDisk) cleanSegmentsLocked(cs []segCand) error {
 }
 
 // CleanIdle hands ms of idle time to the cleaner: it cleans segments no
-// fuller than IdleMaxUtil, best first, while the idle time lasts, then
-// lets the rest pass. A segment is cleaned whole once started, so the
-// last one may run past the idle time: waitMs is by how much (the next
-// request waits that long). A disk not on PlaceLFS only idles.
+// fuller than IdleMaxUtil, best first, one per commit (the step that idle
+// time must fit), while the idle time lasts, then lets the rest pass. A
+// segment is cleaned whole once started, so the last one may run past the
+// idle time: waitMs is by how much (the next request waits that long). A
+// disk not on PlaceLFS only idles.
 func (d *LogicalDisk) CleanIdle(ms float64) (waitMs float64, err error) {
 	if !(ms > 0) {
 		return 0, nil
@@ -314,7 +315,7 @@ func (d *LogicalDisk) CleanIdle(ms float64) (waitMs float64, err error) {
 		cfg := d.cl.cfg.withDefaults()
 		before := d.cl.st.SegmentsCleaned
 		_, total := d.CleanSegments()
-		err = d.cleanUntilLocked(total, cfg.IdleMaxUtil, deadline)
+		err = d.cleanUntilLocked(total, cfg.IdleMaxUtil, deadline, 1)
 		if d.cl.st.SegmentsCleaned > before {
 			d.cl.st.IdleRuns++
 		}
