@@ -181,8 +181,10 @@ func (c *RangesConfig) costPoints(p rangesPoint) []rangesPoint {
 // rangesColumns is the row layout: parameters, then metrics.
 var rangesColumns = []string{
 	"figure", "span", "queue_depth", "range_blocks", "choices", "read_pct", "scheduler", "ecs_targets",
+	"placement", "chunk_blocks", "file_blocks", // figure vlfs
 	"mean_ms", "seek_ms", "rotation_ms", "transfer_ms", "overhead_ms",
 	"estimates_per_decision", "w_ec", "w_hr", "ops",
+	"read_requests", "read_ms", "read_locate_ms", "blocks_per_read", // figure vlfs
 }
 
 // Ranges reproduces section 4.4 of the range-writes paper (Figures 4-8 and

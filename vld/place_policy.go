@@ -48,7 +48,7 @@ func ParsePlacement(s string) (Placement, error) {
 	case "range":
 		return PlaceRange, nil
 	}
-	return 0, fmt.Errorf("placement %q: want eager, inplace or lfs, or range: %w", s, ErrInvalid)
+	return 0, fmt.Errorf("placement %q: want eager, inplace, lfs or range: %w", s, ErrInvalid)
 }
 
 func (p Placement) String() string {

@@ -19,7 +19,7 @@ func TestMkfsPlacement(t *testing.T) {
 	}{
 		{"inplace", exitOK, "placement inplace"},
 		{"lfs", exitOK, "placement lfs"},
-		{"random", exitUsage, "want eager, inplace or lfs"},
+		{"random", exitUsage, "want eager, inplace, lfs or range"},
 	} {
 		t.Run(tc.place, func(t *testing.T) {
 			img := filepath.Join(dir, tc.place+".img")
