@@ -31,7 +31,8 @@ type SQLiteJournalConfig struct {
 	ThinkMeanMs  []float64        // think time before each transaction, uniform in [0, 2 x mean]; default 1, 10
 	Mode         string           // SQLite journal_mode: wal (default; appends only) or delete
 	Accounts     int              // rows of the accounts table; default 10000
-	Dir          string           // where images and mount points go; default os.TempDir()
+	Rounds       int              // runs of every (think, layout), in rotated order, pooled; default 2
+	Dir          string           // where mount points go; default os.TempDir()
 	Seed         int64
 	Logf         func(string, ...any)
 }
@@ -67,6 +68,9 @@ func (c *SQLiteJournalConfig) setDefaults() error {
 	if c.Accounts <= 0 {
 		c.Accounts = 10000
 	}
+	if c.Rounds <= 0 {
+		c.Rounds = 2
+	}
 	if c.Dir == "" {
 		c.Dir = os.TempDir()
 	}
@@ -93,12 +97,12 @@ func SQLiteJournal(cfg SQLiteJournalConfig) (*Report, error) {
 		Bench: "headmodels-sqlite", Disk: cfg.Model.Params(), Clock: ClockWall,
 		Params: map[string]any{
 			"image_bytes": cfg.ImageBytes, "transactions": cfg.Transactions, "warmup": cfg.Warmup, "journal_mode": cfg.Mode,
-			"accounts": cfg.Accounts, "seed": cfg.Seed, "paper_table3_cached_speedup": 0.619, "profile": profileParams(cfg.Profile),
+			"accounts": cfg.Accounts, "seed": cfg.Seed, "rounds": cfg.Rounds, "paper_table3_cached_speedup": 0.619, "profile": profileParams(cfg.Profile),
 		},
 		Columns: []string{"layout", "think_mean_ms", "total_ms", "txn_ms", "txn_p50_ms", "txn_p99_ms", "disk_ms_per_txn", "dev_writes_per_txn", "speedup_vs_sequential"},
 		Notes: []string{
 			"vlfs mounted through FUSE on the real-time clock over an image in memory: every device request sleeps its simulated service time, so the disk's mechanics are in the wall-clock figures, with FUSE, SQLite and the host's CPU around them (no host disk)",
-			"each transaction: think (uniform in [0, 2 x mean]), then pgbench's TPC-B script in SQLite with synchronous=FULL; total_ms is think + transactions, the measure of Table 3",
+			"each transaction: think (uniform in [0, 2 x mean]), then pgbench's TPC-B script in SQLite with synchronous=FULL; total_ms is think + transactions, the measure of Table 3, summed over the rounds (every layout runs once per round, in rotated order; transactions are pooled)",
 			"sequential: an in-place image (the journal's blocks are written where they lie, one after another); profile/oracle: eager placement by the profiled/simulated head",
 			"disk_ms_per_txn: the simulated disk's busy time per transaction (overhead + transfer + locate)",
 			"speedup_vs_sequential = total(sequential) / total(layout) - 1 (Table 3, cached: 44.2 s / 27.3 s - 1 = 61.9 %)",
@@ -106,27 +110,71 @@ func SQLiteJournal(cfg SQLiteJournalConfig) (*Report, error) {
 	}
 	rep.Params["loadavg_start"] = loadAvg()
 	defer func() { rep.Params["loadavg_end"] = loadAvg() }()
+	layouts := []string{LayoutSequential, LayoutProfile, LayoutOracle}
 	for _, think := range cfg.ThinkMeanMs {
-		var seq float64
-		for _, layout := range []string{LayoutSequential, LayoutProfile, LayoutOracle} {
-			cfg.Logf("headmodels sqlite: think %g ms, %s", think, layout)
-			row, err := sqliteJournalRun(cfg, layout, think)
-			if err != nil {
-				return nil, fmt.Errorf("sqlite journal %s, think %g ms: %w", layout, think, err)
+		runs := map[string]*sqliteJournalResult{}
+		for r := 0; r < cfg.Rounds; r++ {
+			for k := range layouts {
+				layout := layouts[(k+r)%len(layouts)] // rotated: drift of the host favours none
+				cfg.Logf("headmodels sqlite: think %g ms, %s, round %d", think, layout, r+1)
+				run, err := sqliteJournalRun(cfg, layout, think)
+				if err != nil {
+					return nil, fmt.Errorf("sqlite journal %s, think %g ms: %w", layout, think, err)
+				}
+				runs[layout] = runs[layout].add(run)
 			}
-			if layout == LayoutSequential {
-				seq = row["total_ms"].(float64)
-			}
-			row["speedup_vs_sequential"] = seq/row["total_ms"].(float64) - 1
+		}
+		seq := runs[LayoutSequential].totalMs
+		for _, layout := range layouts {
+			row := runs[layout].row(layout, think)
+			row["speedup_vs_sequential"] = seq/runs[layout].totalMs - 1
 			rep.Rows = append(rep.Rows, row)
 		}
 	}
 	return rep, nil
 }
 
+// sqliteJournalResult is what one or more runs measured.
+type sqliteJournalResult struct {
+	totalMs, busyMs, writes float64   // sums over the runs
+	txnMs                   []float64 // every measured transaction
+}
+
+// add pools o into r (nil r is empty).
+func (r *sqliteJournalResult) add(o *sqliteJournalResult) *sqliteJournalResult {
+	if r == nil {
+		return o
+	}
+	r.totalMs += o.totalMs
+	r.busyMs += o.busyMs
+	r.writes += o.writes
+	r.txnMs = append(r.txnMs, o.txnMs...)
+	return r
+}
+
+// row is the report row of the pooled runs.
+func (r *sqliteJournalResult) row(layout string, think float64) map[string]any {
+	n := float64(len(r.txnMs))
+	var sum float64
+	for _, v := range r.txnMs {
+		sum += v
+	}
+	sort.Float64s(r.txnMs)
+	return map[string]any{
+		"layout":             layout,
+		"think_mean_ms":      think,
+		"total_ms":           r.totalMs,
+		"txn_ms":             sum / n,
+		"txn_p50_ms":         r.txnMs[len(r.txnMs)/2],
+		"txn_p99_ms":         r.txnMs[min(len(r.txnMs)-1, len(r.txnMs)*99/100)],
+		"disk_ms_per_txn":    r.busyMs / n,
+		"dev_writes_per_txn": r.writes / n,
+	}
+}
+
 // sqliteJournalRun formats and mounts an image for layout, runs the
 // warm-up and the measured transactions, unmounts and checks the image.
-func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64) (map[string]any, error) {
+func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64) (*sqliteJournalResult, error) {
 	base, err := os.MkdirTemp(cfg.Dir, "vlfs-headmodels-sqlite-")
 	if err != nil {
 		return nil, err
@@ -161,7 +209,7 @@ func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64)
 		fs.Close()
 		return nil, err
 	}
-	row, runErr := sqliteJournalTxns(cfg, fs, filepath.Join(mnt, "tpcb.db"), layout, thinkMean)
+	row, runErr := sqliteJournalTxns(cfg, fs, filepath.Join(mnt, "tpcb.db"), thinkMean)
 	err = unmountWait(mnt, srv)
 	if err == nil {
 		err = fs.Check()
@@ -177,7 +225,7 @@ func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64)
 
 // sqliteJournalTxns runs the schema, the warm-up and the measured
 // transactions through one sqlite3 shell.
-func sqliteJournalTxns(cfg SQLiteJournalConfig, fs *vlfs.FS, db, layout string, thinkMean float64) (map[string]any, error) {
+func sqliteJournalTxns(cfg SQLiteJournalConfig, fs *vlfs.FS, db string, thinkMean float64) (*sqliteJournalResult, error) {
 	sh, err := startSQLite(db)
 	if err != nil {
 		return nil, err
@@ -211,23 +259,8 @@ func sqliteJournalTxns(cfg SQLiteJournalConfig, fs *vlfs.FS, db, layout string, 
 	if err := sh.close(); err != nil {
 		return nil, err
 	}
-	n := float64(cfg.Transactions)
-	var sum float64
-	for _, v := range txn {
-		sum += v
-	}
-	sort.Float64s(txn)
 	busy := (s1.Sim.OverheadMs + s1.Sim.TransferMs + s1.Sim.LocateMs) - (s0.Sim.OverheadMs + s0.Sim.TransferMs + s0.Sim.LocateMs)
-	return map[string]any{
-		"layout":             layout,
-		"think_mean_ms":      thinkMean,
-		"total_ms":           float64(total) / float64(time.Millisecond),
-		"txn_ms":             sum / n,
-		"txn_p50_ms":         txn[len(txn)/2],
-		"txn_p99_ms":         txn[min(len(txn)-1, len(txn)*99/100)],
-		"disk_ms_per_txn":    busy / n,
-		"dev_writes_per_txn": float64(s1.Writes-s0.Writes) / n,
-	}, nil
+	return &sqliteJournalResult{totalMs: float64(total) / float64(time.Millisecond), busyMs: busy, writes: float64(s1.Writes - s0.Writes), txnMs: txn}, nil
 }
 
 // unmountWait unmounts mnt (retrying while it is busy) and waits for the

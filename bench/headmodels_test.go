@@ -190,7 +190,7 @@ func TestSQLiteJournalSmoke(t *testing.T) {
 	}
 	m := preset(t, "st19101")
 	rep, err := SQLiteJournal(SQLiteJournalConfig{Model: m, ImageBytes: 8 << 20, Transactions: 3, Warmup: 1, ThinkMeanMs: []float64{0.1},
-		Accounts: 50, Dir: t.TempDir(), Profile: smallSimProfile(t, m, 16<<20)})
+		Accounts: 50, Rounds: 1, Dir: t.TempDir(), Profile: smallSimProfile(t, m, 16<<20)})
 	if err != nil {
 		t.Fatal(err)
 	}

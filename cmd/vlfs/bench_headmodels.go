@@ -85,7 +85,7 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 			sc.Transactions = *updates
 		}
 		if *quick {
-			sc.ThinkMeanMs, sc.Warmup = []float64{1}, 10
+			sc.ThinkMeanMs, sc.Warmup, sc.Rounds = []float64{1}, 10, 1
 		}
 		rep, err = bench.SQLiteJournal(sc)
 	case "profile":
