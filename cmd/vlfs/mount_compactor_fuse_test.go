@@ -77,8 +77,9 @@ func mountCompactorIdle(t *testing.T) {
 }
 
 // mountCompactorKill kills the mount's daemon (SIGKILL) while its
-// compactor is moving blocks: every file fsync'd before must read back
-// intact after a remount, and fsck must find the image clean. A move is
+// compactor is moving blocks, three times (each remount resumes from the
+// crashed state): each time fsck must find the image clean, and at the
+// end every file fsync'd before must read back intact. A move is
 // committed before the old copy is freed, so a crash loses nothing.
 func mountCompactorKill(t *testing.T) {
 	dir := t.TempDir()
@@ -93,28 +94,38 @@ func mountCompactorKill(t *testing.T) {
 	fr := fragmentMount(t, mnt, seed)
 
 	// Kill as soon as the compactor has moved something (short of its
-	// target, so it is still working).
-	deadline := time.Now().Add(10 * time.Second)
-	var r fusefs.Report
-	for time.Now().Before(deadline) {
-		time.Sleep(time.Duration(rand.New(rand.NewSource(seed)).Intn(40)+10) * time.Millisecond)
-		if r = statsJSON(t, mnt); r.Compactor != nil && r.Compactor.BlocksMoved > 0 {
-			break
+	// target, so it is still working); then mount again, so that it
+	// resumes from the crashed state, and kill it again, a random idle
+	// time later.
+	rng := rand.New(rand.NewSource(seed))
+	for cycle := range 3 {
+		if cycle > 0 {
+			mustRun(t, "mount", "--background", img, mnt)
+			time.Sleep(time.Duration(rng.Intn(300)) * time.Millisecond)
 		}
+		deadline := time.Now().Add(10 * time.Second)
+		var r fusefs.Report
+		for time.Now().Before(deadline) {
+			r = statsJSON(t, mnt)
+			if c := r.Compactor; c != nil && (c.BlocksMoved > 0 || c.TargetTracks > 0 && c.EmptyTracks >= c.TargetTracks) {
+				break
+			}
+			time.Sleep(time.Duration(rng.Intn(40)+10) * time.Millisecond)
+		}
+		c := r.Compactor
+		if c == nil || r.PID == 0 || c.BlocksMoved == 0 && (c.TargetTracks == 0 || c.EmptyTracks < c.TargetTracks) {
+			t.Fatalf("cycle %d: the compactor did not start moving in 10 s: %+v", cycle, c)
+		}
+		if err := syscall.Kill(r.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("cycle %d: killed the daemon after %d blocks moved (empty tracks %d of target %d)", cycle, c.BlocksMoved, c.EmptyTracks, c.TargetTracks)
+		for i := 0; syscall.Kill(r.PID, 0) == nil && i < 200; i++ {
+			time.Sleep(10 * time.Millisecond) // the image lock goes with the process
+		}
+		fusefs.Unmount(mnt, true)
+		fstest.Check(t, img)
 	}
-	c := r.Compactor
-	if c == nil || c.BlocksMoved == 0 || r.PID == 0 {
-		t.Fatalf("the compactor did not start moving in 10 s: %+v", c)
-	}
-	if err := syscall.Kill(r.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed the daemon after %d blocks moved (empty tracks %d of target %d)", c.BlocksMoved, c.EmptyTracks, c.TargetTracks)
-	for i := 0; syscall.Kill(r.PID, 0) == nil && i < 200; i++ {
-		time.Sleep(10 * time.Millisecond) // the image lock goes with the process
-	}
-	fusefs.Unmount(mnt, true)
-	fstest.Check(t, img)
 	mustRun(t, "mount", "--background", "-o", "ro", img, mnt)
 	fr.verify(t, "after the kill and a remount")
 	mustRun(t, "umount", mnt)
