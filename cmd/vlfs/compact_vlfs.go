@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs"
 )
@@ -21,6 +22,10 @@ func compactFSImage(path string, cfg compactor.Config, quiet bool, stderr io.Wri
 	fsys, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour})
 	if err != nil {
 		return nil, fmt.Errorf("neither a logical disk nor a mountable vlfs image: %w", err)
+	}
+	if p := fsys.Stats().Vol.Placement; p != vld.PlaceEager.String() {
+		fsys.Close()
+		return nil, fmt.Errorf("placement %s: the compactor is for eager volumes only (docs/compactor.md): %w", p, vlfs.ErrNotSupported)
 	}
 	res, err := compactTarget(fsys.CompactTarget(), path, cfg, quiet, stderr)
 	if cerr := fsys.Close(); err == nil && cerr != nil {
