@@ -90,7 +90,7 @@ func TestLFSCleanerKeepsLogGoing(t *testing.T) {
 			t.Logf("seed %d", seed)
 			d, _ := lfsDisk(t, 16<<20, CleanerConfig{Policy: p})
 			n := d.Blocks() * 8 / 10
-			want := churn(t, d, rand.New(rand.NewSource(seed)), n, 40, 128)
+			want := churn(t, d, rand.New(rand.NewSource(seed)), n, 24, 128)
 			st := d.CleanerStats()
 			if st.SegmentsCleaned == 0 || st.BlocksMoved == 0 || st.DemandRuns == 0 {
 				t.Fatalf("cleaner never ran: %+v", st)
