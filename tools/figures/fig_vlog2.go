@@ -271,6 +271,9 @@ func idlePanel(d string, rows []map[string]any) (*plot.Plot, []string, error) {
 	categoryTicks(p, idles)
 	emptySum, emptyN := 0.0, 0
 	for i, b := range distinctNum(busy, "burst_kb") {
+		if len(rows) > 0 && rows[0]["placement"] == "lfs" {
+			verdict = append(verdict, lfsIdleVerdict(d, b, xys(whereNum(busy, "burst_kb", b), "idle_ms", "mean_ms")))
+		}
 		for _, c := range distinct(busy, "compactor") {
 			var pts plotter.XYs
 			for _, row := range whereNum(where(busy, "compactor", c), "burst_kb", b) {
@@ -299,4 +302,19 @@ func idlePanel(d string, rows []map[string]any) (*plot.Plot, []string, error) {
 		}
 	}
 	return p, verdict, nil
+}
+
+// lfsIdleVerdict says from which idle interval the LFS baseline's latency
+// falls below half its no-idle value (Figure 10: only long intervals
+// help).
+func lfsIdleVerdict(d string, burstKB float64, pts plotter.XYs) string {
+	if len(pts) == 0 {
+		return fmt.Sprintf("%s %g KiB: no rows.", d, burstKB)
+	}
+	for _, p := range pts[1:] {
+		if p.Y < pts[0].Y/2 {
+			return fmt.Sprintf("%s %g KiB bursts: %.2f ms with no idle time; below half of that only from %g ms idle (%.2f ms).", d, burstKB, pts[0].Y, p.X, p.Y)
+		}
+	}
+	return fmt.Sprintf("%s %g KiB bursts: %.2f ms with no idle time; never below half of that up to %g ms idle.", d, burstKB, pts[0].Y, pts[len(pts)-1].X)
 }
