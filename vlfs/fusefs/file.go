@@ -22,6 +22,14 @@ func (s *Server) open(r *fuse.OpenRequest) error {
 	if err != nil {
 		return err
 	}
+	if r.OpenFlags&fuse.OpenKillSUIDGID != 0 {
+		if err := s.killSUIDGID(n); err != nil {
+			return err
+		}
+		if a, err = s.fs.GetAttr(n); err != nil {
+			return err
+		}
+	}
 	if err := s.fs.Open(n); err != nil {
 		return err
 	}
@@ -76,6 +84,11 @@ func (s *Server) write(r *fuse.WriteRequest) error {
 	n, err := s.fs.Write(ino(r.Node), r.Offset, r.Data)
 	if err != nil {
 		return err
+	}
+	if r.Flags&fuse.WriteKillSUIDGID != 0 {
+		if err := s.killSUIDGID(ino(r.Node)); err != nil {
+			return err
+		}
 	}
 	r.Respond(&fuse.WriteResponse{Size: n})
 	return nil

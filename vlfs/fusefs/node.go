@@ -64,7 +64,11 @@ func (s *Server) getattr(r *fuse.GetattrRequest) error {
 }
 
 func (s *Server) setattr(r *fuse.SetattrRequest) error {
-	a, err := s.fs.SetAttr(ino(r.Node), setAttrOf(r))
+	sa := setAttrOf(r)
+	if err := s.killInSetattr(r, &sa); err != nil {
+		return err
+	}
+	a, err := s.fs.SetAttr(ino(r.Node), sa)
 	if err != nil {
 		return err
 	}

@@ -119,6 +119,11 @@ func (o Options) mountOptions() []fuse.MountOption {
 	if !o.NoWritebackCache && !o.ReadOnly {
 		opts = append(opts, fuse.WritebackCache())
 	}
+	if !o.ReadOnly {
+		// The server clears set-ID bits itself (killpriv.go), which spares
+		// a GETXATTR security.capability round trip per write(2).
+		opts = append(opts, fuse.HandleKillPriv())
+	}
 	flags := []struct {
 		on  bool
 		opt fuse.MountOption

@@ -6,9 +6,10 @@ import (
 	"bazil.org/fuse"
 )
 
-// capabilityXattr is asked for by the kernel before every write (to strip
-// file capabilities); vlfs never stores it, so it is answered without a
-// call into the file system.
+// capabilityXattr is asked for by the kernel before writes (to strip file
+// capabilities; once per inode under HANDLE_KILLPRIV_V2, see killpriv.go);
+// vlfs never stores it, so it is answered without a call into the file
+// system.
 const capabilityXattr = "security.capability"
 
 func (s *Server) getxattr(r *fuse.GetxattrRequest) error {
