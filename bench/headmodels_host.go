@@ -24,7 +24,7 @@ type HostConfig struct {
 	FileBytes   int64       // image and profile region size; default 64 MiB
 	Updates     int         // measured synchronous updates per head and round; default 2000
 	Utilization float64     // default 0.5
-	Rounds      int         // each head runs once per round, in rotated order; default 3
+	Rounds      int         // fresh volumes per round, the heads taking turns (hostRound); default 3
 	Seed        int64
 	Profile     *profile.Profile // nil: measure the host with HostGrid
 }
@@ -94,21 +94,20 @@ func Host(cfg HostConfig) (*Report, error) {
 		Notes: []string{
 			"the VLD runs on a real file (O_DIRECT, one fdatasync per update) with the disk model's geometry for the oracle; each update is one synchronous 4 KiB write at a random offset (LogicalDisk.WriteSync), timed on the wall clock",
 			"oracle: the simulated head, which on this device predicts nothing; profile: the host's own (flat) profile; none: update in place",
-			"heads run in rotated order in each round, so drift of the host does not favour one",
+			"the three heads' volumes are open side by side and take turns of 50 updates (the first rotating), so drift of the host falls on all alike; each round starts from fresh volumes",
 		},
 	}
 	heads := []string{HeadOracle, HeadProfile, HeadNone}
 	samples := map[string][]float64{}
 	reqs := map[string]float64{}
 	for r := 0; r < cfg.Rounds; r++ {
-		for k := range heads {
-			h := heads[(k+r)%len(heads)]
-			ms, rq, err := hostPoint(cfg, h, cfg.Seed+int64(r))
-			if err != nil {
-				return nil, err
-			}
-			samples[h] = append(samples[h], ms...)
-			reqs[h] += rq / float64(cfg.Rounds)
+		ms, rq, err := hostRound(cfg, heads, cfg.Seed+int64(r))
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range heads {
+			samples[h] = append(samples[h], ms[h]...)
+			reqs[h] += rq[h] / float64(cfg.Rounds)
 		}
 	}
 	for _, h := range heads {
@@ -132,22 +131,85 @@ func pick(xs []float64, q float64) float64 {
 	return xs[min(int(q*float64(len(xs))), len(xs)-1)]
 }
 
-// hostPoint formats a new image file in cfg.Dir for head h, fills it to
-// the utilisation, warms up, and times cfg.Updates synchronous updates.
-func hostPoint(cfg HostConfig, h string, seed int64) ([]float64, float64, error) {
+// hostChunk is how many updates one head makes before the next takes
+// over: the heads' volumes are open side by side and take turns, so that
+// the host's drift (other jobs, its own disk's state) falls on all alike.
+const hostChunk = 50
+
+// hostRound prepares a volume per head and times cfg.Updates synchronous
+// updates on each, in turns of hostChunk, the first head rotating.
+func hostRound(cfg HostConfig, heads []string, seed int64) (map[string][]float64, map[string]float64, error) {
+	vols := make([]*hostVolume, len(heads))
+	defer func() {
+		for _, v := range vols {
+			if v != nil {
+				v.close()
+			}
+		}
+	}()
+	for i, h := range heads {
+		v, err := openHostVolume(cfg, h, seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		vols[i] = v
+	}
+	ms, reqs := map[string][]float64{}, map[string]float64{}
+	w0 := make([]int64, len(vols))
+	for i, v := range vols {
+		w0[i] = v.d.Volume().Stats().Writes
+	}
+	for turn, done := 0, 0; done < cfg.Updates; turn, done = turn+1, done+hostChunk {
+		n := min(hostChunk, cfg.Updates-done)
+		for k := range vols {
+			i := (k + turn) % len(vols)
+			xs, err := vols[i].updates(n)
+			if err != nil {
+				return nil, nil, err
+			}
+			ms[heads[i]] = append(ms[heads[i]], xs...)
+		}
+	}
+	for i, v := range vols {
+		reqs[heads[i]] = float64(v.d.Volume().Stats().Writes-w0[i]) / float64(cfg.Updates)
+		if err := v.d.Check(); err != nil {
+			return nil, nil, fmt.Errorf("host %s: %w", heads[i], err)
+		}
+	}
+	return ms, reqs, nil
+}
+
+// hostVolume is one head's logical disk on its own image file.
+type hostVolume struct {
+	head string
+	path string
+	dev  device.Device
+	d    *vld.LogicalDisk
+	rng  *rand.Rand
+	file int64
+	one  [][]byte
+}
+
+// openHostVolume formats a new image file in cfg.Dir for head h, fills it
+// to the utilisation and, for eager heads, warms up with cfg.Updates
+// updates.
+func openHostVolume(cfg HostConfig, h string, seed int64) (*hostVolume, error) {
 	path := filepath.Join(cfg.Dir, fmt.Sprintf("vlfs-headmodels-%d-%s.img", os.Getpid(), h))
 	dev, err := device.OpenFile(path, device.FileOptions{Create: true, Size: cfg.FileBytes, Direct: true})
 	if err != nil {
-		return nil, 0, fmt.Errorf("host %s: %w", h, err)
+		return nil, fmt.Errorf("host %s: %w", h, err)
 	}
-	defer os.Remove(path)
-	defer dev.Close()
+	v := &hostVolume{head: h, path: path, dev: dev}
+	fail := func(err error) (*hostVolume, error) {
+		v.close()
+		return nil, fmt.Errorf("host %s: %w", h, err)
+	}
 	// Write the whole file once: eager writes land on blocks never written
 	// before, and in a sparse file each would also allocate an extent and
 	// make fdatasync commit file-system metadata, which is not the
 	// device's cost.
 	if err := prefill(dev); err != nil {
-		return nil, 0, fmt.Errorf("host %s: %w", h, err)
+		return fail(err)
 	}
 	place, opts := vld.PlaceEager, vld.Options{}
 	switch h {
@@ -157,39 +219,48 @@ func hostPoint(cfg HostConfig, h string, seed int64) ([]float64, float64, error)
 		opts.Head = cfg.Profile
 	}
 	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
-		return nil, 0, fmt.Errorf("host %s: %w", h, err)
+		return fail(err)
 	}
-	d, err := vld.OpenLogical(noClose{dev}, opts)
-	if err != nil {
-		return nil, 0, fmt.Errorf("host %s: %w", h, err)
+	if v.d, err = vld.OpenLogical(noClose{dev}, opts); err != nil {
+		return fail(err)
 	}
-	defer d.Volume().Close()
-	file := int64(float64(d.Blocks()) * cfg.Utilization)
-	if err := fillLogical(d, file); err != nil {
-		return nil, 0, fmt.Errorf("host %s: %w", h, err)
+	v.file = int64(float64(v.d.Blocks()) * cfg.Utilization)
+	if err := fillLogical(v.d, v.file); err != nil {
+		return fail(err)
 	}
-	rng := rand.New(rand.NewSource(seed))
-	one := [][]byte{make([]byte, d.BlockSize())}
-	rng.Read(one[0])
+	v.rng = rand.New(rand.NewSource(seed))
+	v.one = [][]byte{make([]byte, v.d.BlockSize())}
+	v.rng.Read(v.one[0])
 	if place == vld.PlaceEager {
 		for i := 0; i < cfg.Updates; i++ {
-			if err := d.WriteSync(rng.Int63n(file), one); err != nil {
-				return nil, 0, fmt.Errorf("host %s warm-up: %w", h, err)
+			if err := v.d.WriteSync(v.rng.Int63n(v.file), v.one); err != nil {
+				return fail(fmt.Errorf("warm-up: %w", err))
 			}
 		}
 	}
-	w0 := d.Volume().Stats().Writes
-	ms := make([]float64, cfg.Updates)
+	return v, nil
+}
+
+// updates times n synchronous updates at random offsets.
+func (v *hostVolume) updates(n int) ([]float64, error) {
+	ms := make([]float64, n)
 	for i := range ms {
-		l := rng.Int63n(file)
+		l := v.rng.Int63n(v.file)
 		t0 := time.Now()
-		if err := d.WriteSync(l, one); err != nil {
-			return nil, 0, fmt.Errorf("host %s: %w", h, err)
+		if err := v.d.WriteSync(l, v.one); err != nil {
+			return nil, fmt.Errorf("host %s: %w", v.head, err)
 		}
 		ms[i] = float64(time.Since(t0)) / float64(time.Millisecond)
 	}
-	reqs := float64(d.Volume().Stats().Writes-w0) / float64(cfg.Updates)
-	return ms, reqs, d.Check()
+	return ms, nil
+}
+
+func (v *hostVolume) close() {
+	if v.d != nil {
+		v.d.Volume().Close()
+	}
+	v.dev.Close()
+	os.Remove(v.path)
 }
 
 // prefill writes zeros over the whole device and flushes.
