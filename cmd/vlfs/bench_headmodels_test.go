@@ -54,3 +54,25 @@ func TestBenchHeadModelsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchHeadModelsProfileCells: --workload profile reports a given
+// profile's cells, one row each, on the profile's clock.
+func TestBenchHeadModelsProfileCells(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.json")
+	if code, _, errb := runBenchCmd(t, "profile", "sim:hpc2247a", "--out", p, "--size", "32MiB", "--skip-kib", "32", "--think-ms", "1", "--think-step-ms", "0.5", "--reps", "2", "--quiet"); code != exitOK {
+		t.Fatalf("profile: %s", errb)
+	}
+	code, out, errb := runBenchCmd(t, "bench", "headmodels", "--workload", "profile", "--head", "profile:"+p, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	r := decodeBench(t, out)
+	if r.Bench != "headmodels-profile" || r.Clock != "simulated" || len(r.Rows) != 9*3 {
+		t.Fatalf("report %+v", r)
+	}
+	for _, row := range r.Rows {
+		if _, ok := row["median_ms"].(float64); !ok || row["skip_kib"] == nil || row["think_ms"] == nil {
+			t.Errorf("row %v", row)
+		}
+	}
+}
