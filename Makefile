@@ -54,10 +54,21 @@ run: deps build
 	@echo "mounting $(IMAGE) at ./$(MNT); use it from another shell, Ctrl-C to unmount"
 	./bin/vlfs mount $(IMAGE) $(MNT)
 
+# -timeout 0: go test's default 10m timeout would end a FUZZTIME=10m run.
+# A run that fails without writing a new input under testdata/fuzz is the
+# Go toolchain's shutdown race at the end of -fuzztime (golang/go#75804,
+# "context deadline exceeded", fixed in go1.27): warned about, not fatal.
+FUZZPARALLEL ?= $(shell nproc)
 fuzz:
 	@for p in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$p); \
 	  for f in $$($(GO) test -list '^Fuzz' $$p 2>/dev/null | grep '^Fuzz'); do \
-	    echo "== $$p $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$p || exit 1; \
+	    echo "== $$p $$f"; before=$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l); log=$$(mktemp); \
+	    { $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -timeout 0 -fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL) $$p; echo $$? > $$log.rc; } 2>&1 | tee $$log; \
+	    rc=$$(cat $$log.rc); rm -f $$log.rc; [ "$$rc" = 0 ] && { rm -f $$log; continue; }; \
+	    if [ "$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l)" = "$$before" ] && grep -q 'context deadline exceeded' $$log; then \
+	      echo "warning: $$f stopped with 'context deadline exceeded' and no failing input (the -fuzztime shutdown race); continuing"; rm -f $$log; continue; fi; \
+	    rm -f $$log; exit 1; \
 	  done; done
 
 # go-fuzz runs one target under go-fuzz (github.com/dvyukov/go-fuzz) for
