@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/vlfs/vlfs/bench"
 	"github.com/vlfs/vlfs/vld/profile"
@@ -58,14 +57,9 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	}
 	var prof *profile.Profile
 	if *head != "" {
-		path, ok := strings.CutPrefix(*head, "profile:")
-		if !ok {
-			fmt.Fprintf(stderr, "vlfs bench headmodels: --head %q: want profile:FILE\n", *head)
-			return exitUsage
-		}
-		p, err := profile.Load(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "vlfs bench headmodels: %v\n", err)
+		p, err := parseHead(*head)
+		if err != nil || p == nil {
+			fmt.Fprintf(stderr, "vlfs bench headmodels: --head %q: want profile:FILE (%v)\n", *head, err)
 			return exitUsage
 		}
 		prof = p

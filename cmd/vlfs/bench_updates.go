@@ -21,9 +21,10 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 	quick := fl.Bool("quick", false, "utilisations 0.5 and 0.8 only, 500 updates")
 	place := fl.String("placement", "all", "placements to run: all (inplace, eager, lfs), or a list of them")
 	cleanPolicy := fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
+	head := fl.String("head", "sim", "eager placement's head model: sim (the simulator's own) or profile:FILE (vlfs profile)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench updates [--disk NAME|FILE] [--disk-mib N] [--updates N] [--seed S] [--placement all|LIST] [--clean-policy cost-benefit|greedy] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench updates [--disk NAME|FILE] [--disk-mib N] [--updates N] [--seed S] [--placement all|LIST] [--clean-policy cost-benefit|greedy] [--head sim|profile:FILE] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -46,7 +47,12 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs bench updates: --clean-policy: %v\n", err)
 		return exitUsage
 	}
-	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed, Placements: ps, CleanPolicy: cp}
+	prof, err := parseHead(*head)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs bench updates: %v\n", err)
+		return exitUsage
+	}
+	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed, Placements: ps, CleanPolicy: cp, Head: prof}
 	if *quick {
 		cfg.Utilizations, cfg.Updates = []float64{0.5, 0.8}, quickSamples(fl, "updates", *updates, 500)
 	}
