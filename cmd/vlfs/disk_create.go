@@ -61,8 +61,10 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 	if a.model, err = disk.Resolve(*diskName); err != nil {
 		return bad(err)
 	}
-	if a.place, err = vld.ParsePlacement(*place); err != nil {
-		return bad(fmt.Errorf("--placement %q: want eager, inplace or lfs", *place))
+	// range placement needs the file system's hints (a file's previous
+	// block); a block device gives none, so it is refused, not silently eager.
+	if a.place, err = vld.ParsePlacement(*place); err != nil || a.place == vld.PlaceRange {
+		return bad(fmt.Errorf("--placement %q: want eager, inplace or lfs (range needs a file system: vlfs mkfs)", *place))
 	}
 	if a.size, err = parseSize(*sizeArg); err != nil {
 		return bad(fmt.Errorf("--size: %w", err))

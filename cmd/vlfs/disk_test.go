@@ -36,6 +36,7 @@ func TestDiskCreate(t *testing.T) {
 		{"flags after image", []string{filepath.Join(dir, "f.img"), "--size", "16MiB", "--disk", "hp97560"}, exitOK, "hp97560", "eager"},
 		{"no size", []string{filepath.Join(dir, "x.img")}, exitUsage, "usage", ""},
 		{"bad placement", []string{"--placement", "random", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "want eager, inplace or lfs", ""},
+		{"range needs a file system", []string{"--placement", "range", "--size", "32MiB", filepath.Join(dir, "r.img")}, exitUsage, "range needs a file system", ""},
 		{"bad disk", []string{"--disk", "nosuch", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "nosuch", ""},
 		{"too small", []string{"--size", "1MiB", filepath.Join(dir, "x.img")}, exitUsage, "at least", ""},
 		{"data without force", []string{"--size", "32MiB", full}, exitFailure, "--force", ""},

@@ -29,9 +29,9 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	force := fl.Bool("force", false, "format even if IMAGE already holds a file system or other data")
 	quiet := fl.Bool("quiet", false, "no progress report")
 	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
-	placeText := fl.String("placement", "eager", "block placement, fixed for the image: eager (the VLD), inplace (update in place) or lfs (a log of 512 KiB segments); docs/placement.md")
+	placeText := fl.String("placement", "eager", "block placement, fixed for the image: eager (the VLD), inplace (update in place), lfs (a log of 512 KiB segments) or range (a file's blocks ranged after its previous block, docs/ranges.md); docs/placement.md")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs] [--head sim|profile:FILE] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {

@@ -65,7 +65,7 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 	fl.StringVar(&a.clock, "clock", "virtual", "simulated disk time: virtual (nothing sleeps) or real (each request sleeps its service time)")
 	fl.StringVar(&a.batch, "batch", "auto", "write batching: auto (c* blocks, reads first between batches), auto-track, segment, fifo, or N blocks")
 	fl.StringVar(&a.head, "head", "sim", "head model: sim (the simulated head) or profile:FILE (a profile from vlfs profile)")
-	fl.StringVar(&a.placement, "placement", "", "check that the image was made with this placement (eager, inplace, lfs); placement is fixed at mkfs, a mismatch is refused")
+	fl.StringVar(&a.placement, "placement", "", "check that the image was made with this placement (eager, inplace, lfs, range); placement is fixed at mkfs, a mismatch is refused")
 	fl.StringVar(&a.compactor, "compactor", "on", "idle-time compactor: on or off (docs/compactor.md)")
 	fl.BoolVar(&a.background, "background", false, "run as a daemon: return once the mount is ready")
 	fl.BoolVar(&a.debug, "debug", false, "log every FUSE request (to stderr or --log)")
