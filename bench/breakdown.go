@@ -5,6 +5,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // BreakdownConfig is Table 2 / Figure 9 of the virtual-log paper: random
@@ -21,6 +22,9 @@ type BreakdownConfig struct {
 	// Compacted: measure eager right after a compactor run, as the
 	// paper's Table 2 did (UpdatesConfig.Compacted).
 	Compacted bool
+	// Head: eager placement's head model (UpdatesConfig.Head). A profile
+	// belongs to one disk, so it needs exactly one model.
+	Head *profile.Profile
 }
 
 // Breakdown runs the updates benchmark at one utilisation on each disk and
@@ -39,6 +43,9 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 			cfg.Models = append(cfg.Models, m)
 		}
 	}
+	if cfg.Head != nil && len(cfg.Models) != 1 {
+		return nil, fmt.Errorf("breakdown: a head profile is measured on one disk; run one model, not %d: %w", len(cfg.Models), disk.ErrBadParameter)
+	}
 	if cfg.Utilization == 0 {
 		cfg.Utilization = 0.8
 	}
@@ -50,7 +57,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	}
 	rep := &Report{
 		Bench: "breakdown", Disk: map[string]any{}, Clock: ClockSimulated,
-		Params:  map[string]any{"utilization": cfg.Utilization, "updates": cfg.Updates, "seed": cfg.Seed, "disk_bytes": cfg.DiskBytes, "compacted": cfg.Compacted},
+		Params:  map[string]any{"utilization": cfg.Utilization, "updates": cfg.Updates, "seed": cfg.Seed, "disk_bytes": cfg.DiskBytes, "compacted": cfg.Compacted, "head": headName(cfg.Head)},
 		Columns: []string{"disk", "placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "other_ms", "speedup", "lower_bound_ms", "vs_bound"},
 		Notes: []string{
 			"speedup = in-place mean / eager mean on the same simulated disk",
@@ -61,7 +68,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	}
 	for _, m := range cfg.Models {
 		rep.Disk[m.Name] = m.Params()
-		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements, Compacted: cfg.Compacted})
+		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements, Compacted: cfg.Compacted, Head: cfg.Head})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/vld/disk"
 )
 
 // runBenchBreakdown is `vlfs bench breakdown`: Table 2 and Figure 9 of the
@@ -21,8 +22,10 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	place := fl.String("placement", "inplace,eager", "placements to run: a list of inplace, eager, lfs, or all")
 	compacted := fl.Bool("compacted", false, "measure eager right after a compactor run (the paper's Table 2, footnote 1 of section 5.4)")
+	diskName := fl.String("disk", "", "one disk preset or model file (default: hp97560 and st19101)")
+	head := fl.String("head", "sim", "eager placement's head model: sim or profile:FILE (needs --disk: a profile belongs to one disk)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--placement LIST] [--compacted] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--placement LIST] [--compacted] [--disk NAME|FILE] [--head sim|profile:FILE] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *updates <= 0 || *size <= 0 {
@@ -37,7 +40,25 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	rep, err := bench.Breakdown(bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed, Placements: ps, Compacted: *compacted})
+	cfg := bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed, Placements: ps, Compacted: *compacted}
+	if *diskName != "" {
+		m, code := resolveDisk("bench breakdown", *diskName, stderr)
+		if m == nil {
+			return code
+		}
+		cfg.Models = []*disk.Model{m}
+	}
+	prof, err := parseHead(*head)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs bench breakdown: %v\n", err)
+		return exitUsage
+	}
+	if prof != nil && *diskName == "" {
+		fmt.Fprintln(stderr, "vlfs bench breakdown: --head profile:FILE needs --disk (a profile is measured on one disk)")
+		return exitUsage
+	}
+	cfg.Head = prof
+	rep, err := bench.Breakdown(cfg)
 	if err != nil {
 		return benchFailure("breakdown", err, stderr)
 	}
