@@ -112,5 +112,6 @@ type Stats struct {
 	AllocDecisions            int64  // placement decisions made
 	BatchPolicy               string // Options.Batch as ParseBatch reads it
 	BatchBlocks               int    // write batch size in force, blocks; 0 = FIFO
-	Placement                 string // eager, inplace or lfs (place_policy.go)
+	Placement                 string // eager, inplace, lfs or range (place_policy.go)
+	HeadModel                 string // what eager placement writes by (head.go)
 }

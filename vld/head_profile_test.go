@@ -366,6 +366,9 @@ func TestVolumeNamesItsHeadModel(t *testing.T) {
 		if got := v.HeadModel(); got != c.want {
 			t.Errorf("HeadModel = %q, want %q", got, c.want)
 		}
+		if got := v.Stats().HeadModel; got != c.want {
+			t.Errorf("Stats().HeadModel = %q, want %q", got, c.want)
+		}
 		if err := v.Check(nil); err != nil {
 			t.Error(err)
 		}

@@ -124,6 +124,7 @@ func (v *Volume) Stats() Stats {
 	}
 	s.AllocDecisions = v.alloc.decisions
 	s.Placement = v.place.policy.String()
+	s.HeadModel = v.HeadModel()
 	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch
 	return s
 }

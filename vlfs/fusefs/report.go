@@ -40,6 +40,8 @@ type Report struct {
 	Checkpoints int64   `json:"checkpoints"`
 	BatchPolicy string  `json:"batch_policy"` // write batching in force (vlfs mount --batch)
 	BatchBlocks int     `json:"batch_blocks"` // its batch size in blocks; 0 = FIFO
+	Placement   string  `json:"placement"`    // fixed at mkfs (docs/placement.md)
+	HeadModel   string  `json:"head_model"`   // what placement writes by (vlfs mount --head)
 
 	Compactor *CompactorReport `json:"compactor,omitempty"` // nil: off (report_compactor.go)
 
@@ -91,6 +93,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,
 		LogEntries: v.LogEntries, LogLength: v.LogLength, Checkpoints: v.Checkpoints,
 		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
+		Placement: v.Placement, HeadModel: v.HeadModel,
 		Compactor: compactorReport(st.Compactor),
 	}
 	for k, o := range st.Ops {

@@ -70,6 +70,7 @@ func (r Report) textSpace(w io.Writer) {
 	fmt.Fprintf(w, "virtual log\t%d entries written, %d live since the last checkpoint, %d checkpoints\n",
 		r.LogEntries, r.LogLength, r.Checkpoints)
 	fmt.Fprintf(w, "write batching\t%s, %d blocks per batch, reads first between batches\n", r.BatchPolicy, r.BatchBlocks)
+	fmt.Fprintf(w, "placement\t%s, head model %s\n", r.Placement, r.HeadModel)
 }
 
 func (r Report) textFUSE(w io.Writer) {
