@@ -61,7 +61,8 @@ func (v *Volume) commitLocked(pieces map[uint32][]byte) error {
 		}
 		covers = nil
 	}
-	if len(pieces) > 0 {
+	logged := len(pieces) > 0
+	if logged {
 		freed, err := v.writeGroupLocked(pieces, covers)
 		if err != nil {
 			if v.failed == nil {
@@ -74,14 +75,26 @@ func (v *Volume) commitLocked(pieces map[uint32][]byte) error {
 	if err := v.flushUnlocked(); err != nil {
 		return err
 	}
-	for _, a := range frees {
-		v.alloc.markFree(int64(a))
-	}
+	v.releaseFreesLocked(frees, logged)
 	v.stats.Commits++
 	if v.log.sinceCkpt >= v.checkpointEvery() {
 		return v.checkpointLocked()
 	}
 	return nil
+}
+
+// releaseFreesLocked makes the blocks a durable commit freed reusable. A
+// commit that logged no group leaves the newest group as it was: the blocks
+// that group covers stay pending until a newer group (or a clean close)
+// makes them unneeded, since recovery still compares them to its covers.
+func (v *Volume) releaseFreesLocked(frees []Addr, logged bool) {
+	for _, a := range frees {
+		if !logged && v.log.covered[a] {
+			v.pending[a] = true
+			continue
+		}
+		v.alloc.markFree(int64(a))
+	}
 }
 
 // restoreLocked puts back what a commit that logged nothing had taken.
@@ -163,6 +176,9 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 	groupSeq, prevRoot := g.nextSeq, g.root
 	var freed []Addr
 	blocks := make([][]byte, len(order))
+	if len(order) > 0 {
+		g.covered = map[Addr]bool{}
+	}
 	for i, p := range order {
 		ref := ondisk.Ref{Addr: addrs[i], Seq: g.nextSeq}
 		g.nextSeq++
@@ -177,6 +193,9 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 		}
 		k := min(ondisk.MaxCovers(v.bs, len(ptrs)), len(covers))
 		e.Covers, covers = covers[:k], covers[k:]
+		for _, c := range e.Covers {
+			g.covered[c.Addr] = true
+		}
 		blocks[i] = make([]byte, v.bs)
 		if err := e.Encode(blocks[i]); err != nil {
 			v.failed = fmt.Errorf("vld: encoding log entry: %w", err)

@@ -88,9 +88,7 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 	if err := v.flushUnlocked(); err != nil {
 		return nil, err
 	}
-	for _, a := range append(frees, freed...) {
-		v.alloc.markFree(int64(a))
-	}
+	v.releaseFreesLocked(append(frees, freed...), k > 0)
 	v.stats.Commits++
 	if v.log.sinceCkpt >= v.checkpointEvery() {
 		return addrs[:n], v.checkpointLocked()

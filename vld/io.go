@@ -221,6 +221,15 @@ func (v *Volume) Start() error {
 	}
 	v.phase = phaseRun
 	v.alloc.active = -1
+	// A block the newest group covers must keep its contents until a newer
+	// group is logged, even when the client no longer references it:
+	// recovery compares it with the group's covers (vlog.covered).
+	for a := range v.log.covered {
+		if !v.alloc.isUsed(int64(a)) {
+			v.alloc.markUsed(int64(a))
+			v.pending[a] = true
+		}
+	}
 	return nil
 }
 

@@ -33,6 +33,7 @@ func (v *Volume) recover() error {
 		}
 	}
 	g.root = root
+	g.covered = v.groupCovers(root)
 	g.sinceCkpt = len(g.entries)
 	if maxSeen >= g.nextSeq {
 		g.nextSeq = maxSeen + 1
@@ -43,6 +44,37 @@ func (v *Volume) recover() error {
 		}
 	}
 	return nil
+}
+
+// groupCovers returns the blocks covered by the group whose last entry is
+// root: the group the next recovery will check unless a newer one is logged
+// (see vlog.covered). Start keeps those that are free from being reused.
+func (v *Volume) groupCovers(root ondisk.Ref) map[Addr]bool {
+	g := v.log
+	covered := map[Addr]bool{}
+	if root.IsZero() {
+		return covered
+	}
+	e, err := v.readEntry(root)
+	if err != nil {
+		return covered
+	}
+	for s := e.GroupSeq; s <= root.Seq; s++ {
+		le, ok := g.entries[s]
+		if !ok {
+			continue // not kept: recycled before the crash, nothing to protect
+		}
+		x, err := v.readEntry(le.ref)
+		if err != nil {
+			continue
+		}
+		for _, c := range x.Covers {
+			if c.Addr < v.sb.NumBlocks {
+				covered[c.Addr] = true
+			}
+		}
+	}
+	return covered
 }
 
 // loadCheckpoint returns the newest valid checkpoint slot of this volume.

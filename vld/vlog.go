@@ -41,6 +41,13 @@ type vlog struct {
 	ckpt      ondisk.Checkpoint // the durable checkpoint
 	dirBlocks []Addr            // its directory blocks
 	pinned    []Addr            // obsolete versions its directory still names
+
+	// covered holds the blocks the newest logged group covers. Recovery
+	// rereads them to decide whether that group landed (scanForRoot), so
+	// while it is the newest group none of them may be overwritten, even
+	// once freed: a mismatch would discard a durable commit and fall back
+	// to a state whose blocks were already reused.
+	covered map[Addr]bool
 }
 
 func newVlog() *vlog {
