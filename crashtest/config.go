@@ -7,28 +7,32 @@ import (
 	"slices"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs"
 )
 
 // AllModes lists the recording modes (see Config.Modes).
-func AllModes() []string { return []string{"buffered", "writeout"} }
+func AllModes() []string { return []string{"buffered", "writeout", "evict"} }
 
-// dirtyLimit is the vlfs.Options.DirtyLimitBytes of a mode.
-func dirtyLimit(mode string) (int64, error) {
+// modeOptions sets the mount options of a mode.
+func modeOptions(mode string, o *vlfs.Options) error {
 	switch mode {
 	case "buffered":
-		return 0, nil
+		return nil
 	case "writeout":
-		return 1, nil
+		o.DirtyLimitBytes = 1
+		return nil
+	case "evict":
+		o.DirtyLimitBytes, o.TinyCaches = 1, true
+		return nil
 	}
-	return 0, fmt.Errorf("mode %q (want one of %v): %w", mode, AllModes(), ErrBadWorkload)
+	return fmt.Errorf("mode %q (want one of %v): %w", mode, AllModes(), ErrBadWorkload)
 }
 
 // checkModes validates a list of modes.
 func checkModes(ms []string) error {
 	for _, m := range ms {
 		if !slices.Contains(AllModes(), m) {
-			_, err := dirtyLimit(m)
-			return err
+			return modeOptions(m, &vlfs.Options{})
 		}
 	}
 	return nil
@@ -61,7 +65,10 @@ type Config struct {
 	// (default both): "buffered" keeps file data in memory until a commit
 	// (vlfs's defaults); "writeout" writes every file write to the volume
 	// at once, uncommitted (a 1-byte dirty limit), so data blocks reach
-	// the disk in the epochs before the commit that makes them reachable.
+	// the disk in the epochs before the commit that makes them reachable;
+	// "evict" is writeout with one-entry metadata caches
+	// (vlfs.Options.TinyCaches), so inode and indirect blocks are also
+	// written out, superseded and freed between commits.
 	Modes []string
 	// wrap, if set, wraps the recording device under the file system
 	// (tests use it to inject ordering bugs the harness must catch).

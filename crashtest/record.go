@@ -67,8 +67,8 @@ func baseImage(w Workload, size int64) (*device.Mem, error) {
 // device, snapshotting the tree after each op, and finally a clean unmount
 // (itself a persistence point: it commits everything).
 func Record(w Workload, o recordOptions) (*Recording, error) {
-	limit, err := dirtyLimit(o.mode)
-	if err != nil {
+	mo := mountOptions()
+	if err := modeOptions(o.mode, &mo); err != nil {
 		return nil, err
 	}
 	base, err := baseImage(w, o.size)
@@ -80,8 +80,6 @@ func Record(w Workload, o recordOptions) (*Recording, error) {
 	if o.wrap != nil {
 		dev = o.wrap(dev)
 	}
-	mo := mountOptions()
-	mo.DirtyLimitBytes = limit
 	fs, err := vlfs.Mount(dev, mo)
 	if err != nil {
 		return nil, fmt.Errorf("mounting the recording device: %w", err)

@@ -80,6 +80,11 @@ type Options struct {
 	// (docs/profiled-head.md); nil uses the simulated head.
 	Head *profile.Profile
 	Logf func(string, ...any)
+	// TinyCaches is for crash tests: keep one clean inode, inode block and
+	// indirect block and one dirty inode in memory, so that metadata
+	// (inode and indirect blocks) is written out and evicted between
+	// commits instead of only by them.
+	TinyCaches bool
 }
 
 // MkfsOptions describe a new file system.

@@ -63,7 +63,7 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	fl.Int64Var(&a.seed, "seed", 1, "seeds the sample, the crash-state subsets and torn writes, and the kill moments")
 	fl.IntVar(&a.subsets, "subsets", crashtest.DefaultSubsets, "random subsets of unflushed writes per flush epoch")
 	fl.IntVar(&a.jobs, "j", 0, "parallel workers (default GOMAXPROCS)")
-	fl.StringVar(&a.modes, "mode", "", "recording modes, comma-separated: buffered, writeout (default both)")
+	fl.StringVar(&a.modes, "mode", "", "recording modes, comma-separated: buffered, writeout, evict (default all)")
 	fl.StringVar(&a.state, "state", "", "check only this crash state (as a replay command prints it)")
 	fl.StringVar(&a.save, "save", crashtest.DefaultSaveDir, "save shrunk failing workloads here (\"\": do not save)")
 	fl.BoolVar(&a.noShrink, "no-shrink", false, "do not shrink failures")
