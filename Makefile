@@ -29,7 +29,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing:$$missing"; \
-	    (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    (timeout 300 apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "warning: missing$$missing (not root or no apt-get); FUSE tests will skip"; fi; \
 	fi
 
@@ -39,9 +39,14 @@ build:
 vet:
 	$(GO) vet $(PKGS)
 
+# TEST_DEADLINE bounds the whole test run from outside Go as well: go test's
+# own -timeout ends a deadlocked test binary, but not a child process or a
+# mount that outlives it, which would otherwise hold CI until its own limit.
+TEST_DEADLINE ?= 25m
+
 test: deps build
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -timeout 14m $(PKGS)
+	timeout --kill-after=30s $(TEST_DEADLINE) $(GO) test -count=1 -timeout 14m $(PKGS)
 
 test-short: build
 	$(GO) test -short -count=1 $(PKGS)
