@@ -124,7 +124,7 @@ func mountCompactorKill(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // the image lock goes with the process
 		}
 		fusefs.Unmount(mnt, true)
-		fstest.Check(t, img)
+		fstest.CheckRecovered(t, img)
 	}
 	mustRun(t, "mount", "--background", "-o", "ro", img, mnt)
 	fr.verify(t, "after the kill and a remount")
