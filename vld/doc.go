@@ -20,6 +20,8 @@
 // It does not know what a file or an inode is; vlfs stores its inode map in
 // the pieces.
 //
-// Lock order: Volume.commitMu before Volume.mu. Functions whose names end in
-// Locked need Volume.mu held.
+// Lock order: LogicalDisk.mu before Volume.commitMu before Volume.mu
+// (LogicalDisk.Sync and WriteSync commit with LogicalDisk.mu held, so that
+// no relocation slips between encoding the map and committing it).
+// Functions whose names end in Locked need their receiver's mu held.
 package vld

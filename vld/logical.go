@@ -31,6 +31,10 @@ type LogicalDisk struct {
 	mv    mover    // relocation state (logical_move.go)
 	act   activity // foreground requests, for idle detection
 	cl    cleaner  // segment cleaner, PlaceLFS only (lfs_clean.go)
+
+	// afterEncode, when set (tests only), runs in commitDirtyLocked between
+	// encoding the map pieces and committing them, with d.mu held.
+	afterEncode func()
 }
 
 // logicalAppData is the logical disk's superblock area.
@@ -268,16 +272,16 @@ func (d *LogicalDisk) FreedCounts() (trimmed, overwritten int64) {
 
 // Sync makes every write so far durable: one commit of the changed map
 // pieces.
+//
+// d.mu is held through the commit: were it released after encoding, a
+// Relocate could move a block of an encoded piece, commit the new map and
+// free the old copy, and this commit would then make the stale piece, which
+// names the freed copy, the durable one.
 func (d *LogicalDisk) Sync() error {
 	d.arrive()
 	d.mu.Lock()
-	pieces := make(map[uint32][]byte, len(d.dirty))
-	for p := range d.dirty {
-		pieces[p] = d.encodePieceLocked(p)
-	}
-	d.dirty = map[uint32]bool{}
-	d.mu.Unlock()
-	return d.v.Commit(pieces)
+	defer d.mu.Unlock()
+	return d.commitDirtyLocked()
 }
 
 func (d *LogicalDisk) encodePieceLocked(p uint32) []byte {

@@ -243,6 +243,9 @@ func (d *LogicalDisk) commitDirtyLocked() error {
 	for p := range d.dirty {
 		pieces[p] = d.encodePieceLocked(p)
 	}
+	if d.afterEncode != nil {
+		d.afterEncode()
+	}
 	if err := d.v.Commit(pieces); err != nil {
 		return err
 	}

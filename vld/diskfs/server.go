@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"bazil.org/fuse"
+	"github.com/vlfs/vlfs/internal/fusepoll"
 	"github.com/vlfs/vlfs/internal/mountinfo"
 )
 
@@ -47,6 +48,11 @@ func Mount(dir string, d Disk, o Options) (*Server, error) {
 	s := Serve(c, abs, d, o)
 	if e, ok, _ := mountinfo.Find(abs); ok {
 		s.connID = e.ConnID()
+	}
+	// An in-process FUSE_POLL can deadlock the process beyond even SIGKILL
+	// (package fusepoll): have the kernel stop sending them now.
+	if err := fusepoll.Disable(filepath.Join(abs, StatsFile)); err != nil {
+		o.Logf("diskfs: %v", err)
 	}
 	return s, nil
 }

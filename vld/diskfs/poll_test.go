@@ -1,0 +1,33 @@
+package diskfs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld"
+)
+
+// TestNoPollRequests checks that opening the mount's files (which Go
+// registers with epoll) sends no FUSE_POLL after the one made at mount
+// time. An in-process FUSE_POLL can deadlock with the garbage collector and
+// leave the test binary a zombie that nothing can kill (package fusepoll);
+// before the fix this hung `go test ./vld/diskfs/` until CI's limit.
+func TestNoPollRequests(t *testing.T) {
+	s := serveNew(t, vld.PlaceEager)
+	if n := s.srv.Report().FUSE["poll"].Count; n != 1 {
+		t.Fatalf("%d FUSE_POLL requests right after mounting, want 1 (Mount switches them off)", n)
+	}
+	for i := range 5 {
+		for _, name := range []string{DiskFile, StatsFile} {
+			f, err := os.Open(filepath.Join(s.dir, name))
+			if err != nil {
+				t.Fatalf("open %d: %v", i, err)
+			}
+			f.Close()
+		}
+	}
+	if n := s.srv.Report().FUSE["poll"].Count; n != 1 {
+		t.Fatalf("%d FUSE_POLL requests, want the 1 made at mount time", n)
+	}
+}
