@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // IdleConfig is Figure 11 of the virtual-log paper (section 5.5): bursts
@@ -34,6 +35,10 @@ type IdleConfig struct {
 	// both.
 	Placements  []vld.Placement
 	CleanPolicy vld.CleanPolicy // the LFS cleaner's
+	// Head is the head model the volumes place eager writes by: nil is the
+	// simulator's own head (the oracle), else a profile from vlfs profile.
+	// A profile is measured on one disk, so it needs exactly one Model.
+	Head *profile.Profile
 
 	progress *Progress
 }
@@ -71,6 +76,9 @@ func (cfg *IdleConfig) defaults() error {
 	}
 	if len(cfg.Placements) == 0 {
 		cfg.Placements = []vld.Placement{vld.PlaceEager, vld.PlaceLFS}
+	}
+	if cfg.Head != nil && len(cfg.Models) != 1 {
+		return fmt.Errorf("idle: a head profile belongs to one disk, %d disks given: %w", len(cfg.Models), disk.ErrBadParameter)
 	}
 	for _, p := range cfg.Placements {
 		if p != vld.PlaceEager && p != vld.PlaceLFS {
@@ -126,8 +134,9 @@ func Idle(cfg IdleConfig) (*Report, error) {
 			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks,
 			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
 			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(),
+			"head": headName(cfg.Head),
 		},
-		Columns: []string{"disk", "system", "placement", "compactor", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
+		Columns: []string{"disk", "system", "placement", "compactor", "head_model", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
 			"locate_ms", "requests_per_update", "checkpoints_per_burst",
 			"wait_mean_ms", "wait_max_ms", "step_max_ms", "moved_per_burst", "cleaned_per_burst", "empty_tracks"},
 		Notes: idleNotes(),
@@ -158,6 +167,7 @@ func idleNotes() []string {
 		"wait_mean_ms / wait_max_ms: the interference, how long the first request after an idle interval waited for the compactor's step in flight (mean over idle intervals, and max); step_max_ms: the longest step",
 		"moved_per_burst: blocks the compactor relocated per burst/idle cycle; empty_tracks: empty tracks at the end of the run",
 		"placement eager = the VLD under an unmodified file system (the paper's UFS on VLD)",
+		"head_model: what the volume says eager placement (and the compactor's moves) write by: simulated (the oracle) or profile (--head profile:FILE); the lfs log does not consult it",
 		"placement lfs (Figure 10) = the classic-LFS baseline: updates go to a 6.1 MB NVRAM buffer (no simulated time) flushed to the log when full; idle time first flushes the buffer a segment at a time, then cleans segments (cost-benefit); a step starts only if the previous idle interval's length leaves room for it; compactor = on means this idle-time work; vs_empty is against the eager empty-disk row; cleaned_per_burst / moved_per_burst: segments cleaned and blocks they moved per burst/idle cycle",
 	}
 }

@@ -103,7 +103,7 @@ func openLFS(cfg IdleConfig, m *disk.Model, img []byte) (*vld.LogicalDisk, *devi
 	} else {
 		dev = device.MemFrom(img)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,7 +210,7 @@ func idleLFSPoint(cfg IdleConfig, m *disk.Model, img []byte, burstKB int, idleMs
 	}
 	c1 := d.CleanerStats()
 	return map[string]any{
-		"disk": m.Name, "system": "logical-disk", "placement": vld.PlaceLFS.String(), "compactor": "on",
+		"disk": m.Name, "system": "logical-disk", "placement": vld.PlaceLFS.String(), "compactor": "on", "head_model": v.HeadModel(),
 		"burst_kb": burstKB, "idle_ms": idleMs, "utilization": cfg.Utilization,
 		"mean_ms":      lat / float64(n),
 		"wait_mean_ms": waitSum / float64(cycles), "wait_max_ms": waitMax,

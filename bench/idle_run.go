@@ -22,6 +22,7 @@ type idleResult struct {
 	stepMax        float64
 	moved          int64     // blocks moved during the measured cycles
 	fg             vld.Stats // foreground requests of the measured bursts (deltas)
+	headModel      string    // vld.Volume.HeadModel of the volume measured
 	cycles         int
 	emptyTracksEnd int
 }
@@ -34,7 +35,7 @@ func (r *idleResult) row(m *disk.Model, u, emptyMs float64) map[string]any {
 		onoff = "on"
 	}
 	row := map[string]any{
-		"disk": m.Name, "system": "logical-disk", "placement": vld.PlaceEager.String(), "compactor": onoff,
+		"disk": m.Name, "system": "logical-disk", "placement": vld.PlaceEager.String(), "compactor": onoff, "head_model": r.headModel,
 		"burst_kb": r.burstKB, "idle_ms": r.idleMs, "utilization": u,
 		"mean_ms": r.meanMs(), "vs_empty": r.meanMs() / emptyMs,
 		"empty_tracks":          r.emptyTracksEnd,
@@ -64,7 +65,7 @@ func openLogical(cfg IdleConfig, m *disk.Model, img []byte) (*vld.LogicalDisk, *
 	} else {
 		dev = device.MemFrom(img)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head})
 	return d, dev, err
 }
 
@@ -155,7 +156,7 @@ func runBursts(cfg IdleConfig, d *vld.LogicalDisk, c *compactor.Compactor, file 
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	one := [][]byte{make([]byte, d.BlockSize())}
 	v := d.Volume()
-	r := &idleResult{on: c != nil, burstKB: burstKB, idleMs: idleMs}
+	r := &idleResult{on: c != nil, burstKB: burstKB, idleMs: idleMs, headModel: v.HeadModel()}
 	arrive := v.NowMs()
 	var moved0 int64
 	for i := 0; i < 2*bursts; i++ {

@@ -65,10 +65,10 @@ func vlfsRow(row map[string]any) map[string]any {
 // updated at random (fsync'd) as many times as it has blocks.
 func vlfsImage(cfg IdleConfig, m *disk.Model, u float64) ([]byte, int64, error) {
 	dev := device.NewMem(cfg.DiskBytes)
-	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Head: cfg.Head}); err != nil {
 		return nil, 0, err
 	}
-	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour})
+	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -123,7 +123,7 @@ func vlfsUpdate(fs *vlfs.FS, ino vlfs.Ino, blk int64) error {
 
 // vlfsPoint runs bursts separated by idleMs on a copy of img.
 func vlfsPoint(cfg IdleConfig, img []byte, file int64, burstKB int, idleMs float64, on bool) (*idleResult, error) {
-	fs, err := vlfs.Mount(device.MemFrom(img), vlfs.Options{FlushInterval: time.Hour})
+	fs, err := vlfs.Mount(device.MemFrom(img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func vlfsPoint(cfg IdleConfig, img []byte, file int64, burstKB int, idleMs float
 	per := burstKB / 4
 	bursts := max((cfg.Updates+per-1)/per, 4)
 	rng := rand.New(rand.NewSource(cfg.Seed))
-	r := &idleResult{on: on, burstKB: burstKB, idleMs: idleMs}
+	r := &idleResult{on: on, burstKB: burstKB, idleMs: idleMs, headModel: fs.Stats().Vol.HeadModel}
 	arrive := t.NowMs()
 	var moved0 int64
 	for i := 0; i < 2*bursts; i++ {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -18,6 +19,9 @@ type LargefileConfig struct {
 	IOBytes    int   // sequential request size; default 64 KiB (random I/O is 4 KiB)
 	Seed       int64
 	Placements []vld.Placement
+	// Head is the head model eager placement writes by: nil is the
+	// simulator's own head (the oracle), else a profile from vlfs profile.
+	Head *profile.Profile
 }
 
 // Largefile runs, for each placement, in process on the simulated clock:
@@ -37,12 +41,13 @@ func Largefile(cfg LargefileConfig) (*Report, error) {
 	}
 	rep := &Report{
 		Bench: "largefile", Disk: cfg.Model.Params(), Clock: ClockSimulated,
-		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "file_bytes": cfg.FileBytes, "io_bytes": cfg.IOBytes, "random_io_bytes": 4096, "seed": cfg.Seed},
-		Columns: []string{"placement", "phase", "time_ms", "mb_s", "normalized"},
+		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "file_bytes": cfg.FileBytes, "io_bytes": cfg.IOBytes, "random_io_bytes": 4096, "seed": cfg.Seed, "head": headName(cfg.Head)},
+		Columns: []string{"placement", "phase", "head_model", "time_ms", "mb_s", "normalized"},
 		Notes: []string{
 			"writes are asynchronous (buffered, one sync ends the phase) except random-write-sync: an fsync after each 4 KiB write, run for inplace and eager only",
 			"each read phase follows an unmount and mount (cold cache); vlfs does no read-ahead beyond one request",
 			"normalized = inplace time / this time for the phase (> 1 is faster), as in Figure 7",
+			"head_model: what the mounted volume says eager placement writes by: simulated (the oracle) or profile (--head profile:FILE); inplace and lfs do not consult it",
 		},
 	}
 	for _, p := range cfg.Placements {
@@ -65,7 +70,7 @@ type largePhase struct {
 }
 
 func largefileRun(cfg LargefileConfig, p vld.Placement) ([]map[string]any, error) {
-	e, err := newFSEnv(cfg.Model, cfg.DiskBytes, p)
+	e, err := newFSEnv(cfg.Model, cfg.DiskBytes, p, cfg.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +116,7 @@ func largefileRun(cfg LargefileConfig, p vld.Placement) ([]map[string]any, error
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ph.name, err)
 		}
-		rows = append(rows, phaseRow(p, ph.name, ms, cfg.FileBytes))
+		rows = append(rows, e.phaseRow(p, ph.name, ms, cfg.FileBytes))
 	}
 	return rows, e.close()
 }

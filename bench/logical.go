@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // LogicalConfig is the logical-disk benchmark: random synchronous 4 KiB
@@ -33,6 +34,9 @@ type LogicalConfig struct {
 	// ShmDir holds the tmpfs file of the baselines; default /dev/shm.
 	ShmDir string
 	Logf   func(format string, args ...any)
+	// Head is the head model the VLD places eager writes by: nil is the
+	// simulator's own head (the oracle), else a profile from vlfs profile.
+	Head *profile.Profile
 }
 
 // PaperTable2Speedup is the virtual-log paper's headline for UFS on a VLD
@@ -85,7 +89,7 @@ func (cfg *LogicalConfig) defaults() error {
 // logicalColumns are the row keys: every time names its clock (sim_ or
 // wall_) and its unit.
 var logicalColumns = []string{
-	"stack", "placement", "utilization",
+	"stack", "placement", "head_model", "utilization",
 	"sim_ms_per_write", "sim_overhead_ms", "sim_transfer_ms", "sim_locate_ms", "sim_other_ms",
 	"device_writes_per_write", "device_reads_per_write", "flushes_per_write", "speedup", "paper_speedup",
 	"vld_mapped_fraction", "wall_ms_per_write", "wall_median_ms", "wall_added_ms",
@@ -154,11 +158,13 @@ func newLogicalReport(cfg LogicalConfig, env logicalEnv) *Report {
 		Params: map[string]any{
 			"writes": cfg.Writes, "warmup": cfg.Warmup, "seed": cfg.Seed, "block_bytes": 4096,
 			"upper": env.upper, "driver": env.driver, "sync": cfg.Sync, "vld_clock": clockName(cfg.Clock),
+			"head": headName(cfg.Head),
 		},
 		Columns: logicalColumns,
 		Notes: []string{
 			"each write: 4 KiB at a random 4 KiB-aligned offset of one file, then " + cfg.Sync + " (fio fsync=1 or the Go driver), inside " + env.upper + " on MOUNTPOINT/disk served by vld/diskfs",
 			"sim_* figures are simulated time from the server's stats (deltas over the measured writes) divided by the writes; wall_* figures are wall-clock time per write (write + sync) seen by the writer: the mean, and the median, which the stalls of a busy machine do not move",
+			"head_model: what the VLD says it placed writes by (vld.Volume.HeadModel): simulated (the oracle) or profile (--head profile:FILE); in place does not consult it",
 			"utilization = file size / exported disk size; vld_mapped_fraction = logical blocks holding data / all (ext4 metadata and journal included)",
 			"speedup = inplace sim_ms_per_write / eager sim_ms_per_write at the same utilisation; paper_speedup: Table 2 of the virtual-log paper, UFS on the VLD vs on a regular disk, ST19101 + UltraSPARC-170 at 80 %: almost an order of magnitude",
 			"vld_clock is the VLD's clock during the measured writes (setup always runs on the virtual clock): virtual takes no wall time, so the upper file system sees an infinitely fast disk and its coarse mtime seldom changes between writes (most fsyncs then commit no journal transaction); real sleeps each request's service time, as the paper's in-kernel simulator did",

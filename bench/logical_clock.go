@@ -6,6 +6,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/diskfs"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // clockSwitch is the Disk the benchmark serves: a logical disk on a memory
@@ -15,9 +16,11 @@ import (
 // the real-time clock, where every request sleeps its service time, as the
 // paper's in-kernel simulator did.
 type clockSwitch struct {
-	mu  sync.RWMutex // write-held while the volume is swapped
-	l   *diskfs.Logical
-	dev *device.Mem
+	mu        sync.RWMutex // write-held while the volume is swapped
+	l         *diskfs.Logical
+	dev       *device.Mem
+	head      *profile.Profile // the head model every opening uses; nil: simulated
+	headModel string           // what the open volume says it places by
 }
 
 var _ diskfs.Disk = (*clockSwitch)(nil)
@@ -28,9 +31,10 @@ type memKeepOpen struct{ *device.Mem }
 func (memKeepOpen) Close() error { return nil }
 
 // newClockSwitch formats a memory device of size bytes as a logical disk
-// with placement p and opens it on the virtual clock.
-func newClockSwitch(size int64, fo vld.FormatOptions, p vld.Placement) (*clockSwitch, error) {
-	c := &clockSwitch{dev: device.NewMem(size)}
+// with placement p and opens it on the virtual clock with head (nil: the
+// simulated head).
+func newClockSwitch(size int64, fo vld.FormatOptions, p vld.Placement, head *profile.Profile) (*clockSwitch, error) {
+	c := &clockSwitch{dev: device.NewMem(size), head: head}
 	if err := vld.FormatLogicalPlaced(c.dev, fo, p); err != nil {
 		return nil, err
 	}
@@ -38,11 +42,11 @@ func newClockSwitch(size int64, fo vld.FormatOptions, p vld.Placement) (*clockSw
 }
 
 func (c *clockSwitch) open(clock vld.Clock) error {
-	d, err := vld.OpenLogical(memKeepOpen{c.dev}, vld.Options{Clock: clock})
+	d, err := vld.OpenLogical(memKeepOpen{c.dev}, vld.Options{Clock: clock, Head: c.head})
 	if err != nil {
 		return err
 	}
-	c.l = diskfs.NewLogical(d)
+	c.l, c.headModel = diskfs.NewLogical(d), d.Volume().HeadModel()
 	return nil
 }
 
@@ -54,6 +58,13 @@ func (c *clockSwitch) reopen(clock vld.Clock) error {
 		return err
 	}
 	return c.open(clock)
+}
+
+// headName is what the open volume says it places writes by.
+func (c *clockSwitch) headName() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.headModel
 }
 
 func (c *clockSwitch) disk() *diskfs.Logical {

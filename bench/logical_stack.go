@@ -116,7 +116,7 @@ func (s *servedDisk) stop() error {
 // simulated disk held in memory (the host's disk stays out of the wall
 // clock), set up on the virtual clock and measured on cfg.Clock.
 func logicalPoint(cfg LogicalConfig, env logicalEnv, p vld.Placement, u float64) (map[string]any, error) {
-	cs, err := newClockSwitch(cfg.DiskBytes, vld.FormatOptions{Model: cfg.Model}, p)
+	cs, err := newClockSwitch(cfg.DiskBytes, vld.FormatOptions{Model: cfg.Model}, p, cfg.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +147,7 @@ func logicalPoint(cfg LogicalConfig, env logicalEnv, p vld.Placement, u float64)
 	}
 	row := simRow(snaps[0], snaps[1], cfg.Writes)
 	row["stack"], row["placement"], row["utilization"] = env.stack+"/FUSE/VLD", p.String(), u
+	row["head_model"] = cs.headName()
 	row["wall_ms_per_write"], row["wall_median_ms"] = wall.meanMs, wall.medianMs
 	if p == vld.PlaceEager {
 		row["vld_mapped_fraction"] = float64(snaps[1].MappedBlocks) / float64(snaps[1].LogicalBlocks)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -16,6 +17,9 @@ type SmallfileConfig struct {
 	Files      int   // default 1500
 	FileBytes  int   // default 1024
 	Placements []vld.Placement
+	// Head is the head model eager placement writes by: nil is the
+	// simulator's own head (the oracle), else a profile from vlfs profile.
+	Head *profile.Profile
 }
 
 // Smallfile runs the three phases on vlfs for each placement, in process,
@@ -35,12 +39,13 @@ func Smallfile(cfg SmallfileConfig) (*Report, error) {
 	}
 	rep := &Report{
 		Bench: "smallfile", Disk: cfg.Model.Params(), Clock: ClockSimulated,
-		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "files": cfg.Files, "file_bytes": cfg.FileBytes},
-		Columns: []string{"placement", "phase", "time_ms", "mb_s", "normalized"},
+		Params:  map[string]any{"disk_bytes": cfg.DiskBytes, "files": cfg.Files, "file_bytes": cfg.FileBytes, "head": headName(cfg.Head)},
+		Columns: []string{"placement", "phase", "head_model", "time_ms", "mb_s", "normalized"},
 		Notes: []string{
 			"inplace and eager: an fsync after every create and every unlink (UFS's synchronous metadata; a vlfs commit also makes the 1 KB of data durable); lfs: buffered, one sync at the end of each phase",
 			"read: after an unmount and mount (the cache flush); each file looked up and read whole",
 			"normalized = inplace time / this time for the phase (> 1 is faster), as in Figure 6",
+			"head_model: what the mounted volume says eager placement writes by: simulated (the oracle) or profile (--head profile:FILE); inplace and lfs do not consult it",
 		},
 	}
 	for _, p := range cfg.Placements {
@@ -62,7 +67,7 @@ func cmpOr(v, def int64) int64 {
 }
 
 func smallfileRun(cfg SmallfileConfig, p vld.Placement) ([]map[string]any, error) {
-	e, err := newFSEnv(cfg.Model, cfg.DiskBytes, p)
+	e, err := newFSEnv(cfg.Model, cfg.DiskBytes, p, cfg.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +83,7 @@ func smallfileRun(cfg SmallfileConfig, p vld.Placement) ([]map[string]any, error
 	if err != nil {
 		return nil, fmt.Errorf("create: %w", err)
 	}
-	rows = append(rows, phaseRow(p, "create", create, total))
+	rows = append(rows, e.phaseRow(p, "create", create, total))
 	if err := e.remount(); err != nil {
 		return nil, err
 	}
@@ -86,12 +91,12 @@ func smallfileRun(cfg SmallfileConfig, p vld.Placement) ([]map[string]any, error
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
-	rows = append(rows, phaseRow(p, "read", read, total))
+	rows = append(rows, e.phaseRow(p, "read", read, total))
 	del, err := e.phase(func() error { return smallDelete(e.fs, cfg.Files, name, sync) })
 	if err != nil {
 		return nil, fmt.Errorf("delete: %w", err)
 	}
-	rows = append(rows, phaseRow(p, "delete", del, total))
+	rows = append(rows, e.phaseRow(p, "delete", del, total))
 	return rows, e.close()
 }
 

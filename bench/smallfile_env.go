@@ -7,6 +7,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -22,19 +23,22 @@ type fsEnv struct {
 	dev  *device.Mem
 	fs   *vlfs.FS
 	keep device.Device
+	head *profile.Profile // nil: the simulated head
 }
 
-func newFSEnv(m *disk.Model, size int64, p vld.Placement) (*fsEnv, error) {
+// newFSEnv formats and mounts; head (nil for the simulated head) places
+// mkfs's writes and every mount's.
+func newFSEnv(m *disk.Model, size int64, p vld.Placement, head *profile.Profile) (*fsEnv, error) {
 	dev := device.NewMem(size)
-	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Placement: p}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Placement: p, Head: head}); err != nil {
 		return nil, err
 	}
-	e := &fsEnv{dev: dev, keep: keepOpenDev{dev}}
+	e := &fsEnv{dev: dev, keep: keepOpenDev{dev}, head: head}
 	return e, e.mount()
 }
 
 func (e *fsEnv) mount() error {
-	fs, err := vlfs.Mount(e.keep, vlfs.Options{Batch: "fifo", FlushInterval: 1000 * time.Hour})
+	fs, err := vlfs.Mount(e.keep, vlfs.Options{Batch: "fifo", FlushInterval: 1000 * time.Hour, Head: e.head})
 	if err != nil {
 		return fmt.Errorf("mount: %w", err)
 	}
@@ -69,9 +73,11 @@ type keepOpenDev struct{ device.Device }
 
 func (keepOpenDev) Close() error { return nil }
 
-// phaseRow is one row of the smallfile and largefile reports.
-func phaseRow(p vld.Placement, phase string, ms float64, bytes int64) map[string]any {
-	row := map[string]any{"placement": p.String(), "phase": phase, "time_ms": ms, "mb_s": 0.0}
+// phaseRow is one row of the smallfile and largefile reports. head_model
+// is what the mounted volume says it places by (vld.Volume.HeadModel), so
+// a --head that never reached the volume shows.
+func (e *fsEnv) phaseRow(p vld.Placement, phase string, ms float64, bytes int64) map[string]any {
+	row := map[string]any{"placement": p.String(), "phase": phase, "time_ms": ms, "mb_s": 0.0, "head_model": e.fs.Stats().Vol.HeadModel}
 	if ms > 0 {
 		row["mb_s"] = float64(bytes) / (1 << 20) / (ms / 1000)
 	}

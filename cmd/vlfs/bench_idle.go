@@ -31,13 +31,14 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	delay := fl.Float64("idle-delay-ms", compactor.DefaultIdleDelayMs, "quiet time before the compactor starts (simulated ms)")
 	start := fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
 	seed := fl.Int64("seed", 1, "random seed")
-	quick := fl.Bool("quick", false, "st19101 only, 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates")
+	quick := fl.Bool("quick", false, "st19101 only (unless --disk), 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates (flags given explicitly win)")
 	fsRows := fl.Bool("vlfs", true, "also run the file system (system vlfs) beside the logical disk")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	place := fl.String("placement", "eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both")
 	cleanPolicy := fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
+	head := fl.String("head", "sim", headUsage+"; a profile needs a --disk of one disk")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
@@ -65,9 +66,24 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Compactor.StepBlocks, cfg.Compactor.TargetEmpty, cfg.Compactor.IdleDelayMs = *step, *target, *delay
 	if *quick {
-		*disks, cfg.DiskBytes, cfg.Updates = "st19101", 32<<20, 512
+		// Smaller defaults; a flag given explicitly (--disk above all:
+		// a profile belongs to one disk) keeps its value.
+		if !flagSet(fl, "disk") {
+			*disks = "st19101"
+		}
+		cfg.DiskBytes = int64(quickSamples(fl, "disk-mib", int(*size), 32)) << 20
+		cfg.Updates = quickSamples(fl, "updates", *updates, 512)
 		cfg.BurstKB, cfg.IdleMs = []int{128, 1024}, []float64{0, 20, 200}
 	}
+	prof, ok := benchHead("bench idle", *head, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if prof != nil && strings.Contains(*disks, ",") {
+		fmt.Fprintln(stderr, "vlfs bench idle: --head profile:FILE needs --disk of one disk (a profile is measured on one disk)")
+		return exitUsage
+	}
+	cfg.Head = prof
 	if cfg.BurstKB, err = parseList(*bursts, cfg.BurstKB, strconv.Atoi); err == nil {
 		cfg.IdleMs, err = parseList(*idles, cfg.IdleMs, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
 	}

@@ -49,3 +49,32 @@ func fmtNum(v any) string {
 	}
 	return "?"
 }
+
+// TestBenchIdleHeadProfile: --head profile:FILE reaches the logical disks
+// and the file systems (head_model from each volume) and changes the
+// eager rows' simulated latency; --quick keeps an explicit --disk (a
+// profile belongs to one disk), and a profile with two disks is refused.
+func TestBenchIdleHeadProfile(t *testing.T) {
+	p := tinyProfile(t, "hp97560")
+	sim, prof := headRuns(t, p, "idle", "--quick", "--disk", "hp97560", "--disk-mib", "16", "--updates", "64",
+		"--burst-kb", "128", "--idle-ms", "0,20", "--placement", "eager")
+	if prof.Disk["hp97560"] == nil || prof.Disk["st19101"] != nil || prof.Params["disk_bytes"] != float64(16<<20) {
+		t.Fatalf("--quick --disk hp97560 --disk-mib 16: disks %v, disk_bytes %v", prof.Disk, prof.Params["disk_bytes"])
+	}
+	s, q := rowsBy(sim, "system", "compactor", "utilization", "idle_ms"), rowsBy(prof, "system", "compactor", "utilization", "idle_ms")
+	if len(s) != len(q) || len(s) == 0 {
+		t.Fatalf("%d rows with the simulated head, %d with the profile", len(s), len(q))
+	}
+	differ := 0
+	for k, row := range s {
+		if row["mean_ms"] != q[k]["mean_ms"] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("every row's mean_ms is the same with the profile as with the simulated head: %v", q)
+	}
+	if code, _, errb := runBenchCmd(t, "bench", "idle", "--quick", "--disk", "st19101,hp97560", "--head", "profile:"+p); code != exitUsage {
+		t.Errorf("profile with two disks: exit %d, want %d: %s", code, exitUsage, errb)
+	}
+}

@@ -21,9 +21,10 @@ func runBenchLargefile(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Int64("seed", 1, "random seed")
 	place := fl.String("placement", "all", "placements to run: all, or a list of eager, inplace, lfs")
 	quick := fl.Bool("quick", false, "a 2 MiB file")
+	head := fl.String("head", "sim", headUsage)
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench largefile [--disk NAME|FILE] [--disk-mib N] [--file-mib N] [--io-kib N] [--seed S] [--placement all|LIST] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench largefile [--disk NAME|FILE] [--disk-mib N] [--file-mib N] [--io-kib N] [--seed S] [--placement all|LIST] [--head sim|profile:FILE] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -37,11 +38,15 @@ func runBenchLargefile(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
+	prof, ok := benchHead("bench largefile", *head, stderr)
+	if !ok {
+		return exitUsage
+	}
 	m, code := resolveDisk("bench largefile", *diskName, stderr)
 	if m == nil {
 		return code
 	}
-	cfg := bench.LargefileConfig{Model: m, DiskBytes: *size << 20, FileBytes: *fileMiB << 20, IOBytes: *ioKiB << 10, Seed: *seed, Placements: ps}
+	cfg := bench.LargefileConfig{Model: m, DiskBytes: *size << 20, FileBytes: *fileMiB << 20, IOBytes: *ioKiB << 10, Seed: *seed, Placements: ps, Head: prof}
 	if *quick && !flagSet(fl, "file-mib") {
 		cfg.FileBytes = 2 << 20
 	}

@@ -31,11 +31,12 @@ func runBenchLogical(args []string, stdout, stderr io.Writer) int {
 	clock := fl.String("clock", "virtual", "VLD clock for the measured writes: virtual (no wall time) or real (each request sleeps its service time, as in the paper)")
 	noLayers := fl.Bool("no-layers", false, "skip the wall-clock layer baselines")
 	seed := fl.Int64("seed", 1, "random seed")
-	quick := fl.Bool("quick", false, "64 MiB region, 200 writes")
+	quick := fl.Bool("quick", false, "64 MiB region, 200 writes (flags given explicitly win)")
 	verbose := fl.Bool("v", false, "log progress to stderr")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	head := fl.String("head", "sim", headUsage)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench logical [--disk NAME|FILE] [--disk-mib N] [--writes N] [--utilizations 0.5,0.8] [--upper kernel|fuse2fs] [--driver fio|go] [--clock virtual|real] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench logical [--disk NAME|FILE] [--disk-mib N] [--writes N] [--utilizations 0.5,0.8] [--upper kernel|fuse2fs] [--driver fio|go] [--clock virtual|real] [--head sim|profile:FILE] [--no-layers] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -53,17 +54,22 @@ func runBenchLogical(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs bench logical: --clock %q: want virtual or real\n", *clock)
 		return exitUsage
 	}
+	prof, ok := benchHead("bench logical", *head, stderr)
+	if !ok {
+		return exitUsage
+	}
 	m, code := resolveDisk("bench logical", *diskName, stderr)
 	if m == nil {
 		return code
 	}
 	cfg := bench.LogicalConfig{Model: m, DiskBytes: *size << 20, Writes: *writes, Warmup: *warmup, Utilizations: us,
-		Seed: *seed, Upper: *upper, Driver: *driver, Sync: *sync, NoLayers: *noLayers}
+		Seed: *seed, Upper: *upper, Driver: *driver, Sync: *sync, NoLayers: *noLayers, Head: prof}
 	if *clock == "real" {
 		cfg.Clock = vld.ClockReal
 	}
 	if *quick {
-		cfg.DiskBytes, cfg.Writes = 64<<20, 200
+		cfg.DiskBytes = int64(quickSamples(fl, "disk-mib", int(*size), 64)) << 20
+		cfg.Writes = quickSamples(fl, "writes", *writes, 200)
 	}
 	if *verbose {
 		cfg.Logf = log.New(stderr, "bench logical: ", log.Ltime).Printf

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // logicalPlacements are the placements a logical disk runs, the
@@ -62,4 +63,19 @@ func rejectPlacement(cmd, s, why string, stderr io.Writer) bool {
 		return false
 	}
 	return true
+}
+
+// headUsage is the --head flag's help on the simulated benchmarks.
+const headUsage = "eager placement's head model: sim (the simulator's own) or profile:FILE (vlfs profile; measured on the --disk in use)"
+
+// benchHead reads a benchmark's --head with mount's and mkfs's parser
+// (parseHead): nil is the simulated head. A bad value is a usage error,
+// reported as cmd's.
+func benchHead(cmd, s string, stderr io.Writer) (*profile.Profile, bool) {
+	p, err := parseHead(s)
+	if err != nil {
+		fmt.Fprintf(stderr, "vlfs %s: %v\n", cmd, err)
+		return nil, false
+	}
+	return p, true
 }

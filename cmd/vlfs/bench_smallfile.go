@@ -19,9 +19,10 @@ func runBenchSmallfile(args []string, stdout, stderr io.Writer) int {
 	fileBytes := fl.Int("file-bytes", 1024, "bytes per file")
 	place := fl.String("placement", "all", "placements to run: all, or a list of eager, inplace, lfs")
 	quick := fl.Bool("quick", false, "300 files")
+	head := fl.String("head", "sim", headUsage)
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench smallfile [--disk NAME|FILE] [--disk-mib N] [--files N] [--file-bytes N] [--placement all|LIST] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench smallfile [--disk NAME|FILE] [--disk-mib N] [--files N] [--file-bytes N] [--placement all|LIST] [--head sim|profile:FILE] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -35,11 +36,15 @@ func runBenchSmallfile(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
+	prof, ok := benchHead("bench smallfile", *head, stderr)
+	if !ok {
+		return exitUsage
+	}
 	m, code := resolveDisk("bench smallfile", *diskName, stderr)
 	if m == nil {
 		return code
 	}
-	cfg := bench.SmallfileConfig{Model: m, DiskBytes: *size << 20, Files: *files, FileBytes: *fileBytes, Placements: ps}
+	cfg := bench.SmallfileConfig{Model: m, DiskBytes: *size << 20, Files: *files, FileBytes: *fileBytes, Placements: ps, Head: prof}
 	if *quick {
 		cfg.Files = quickSamples(fl, "files", *files, 300)
 	}
