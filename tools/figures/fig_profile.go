@@ -49,8 +49,8 @@ func drawProfile(rs *results, dir string) (section, error) {
 		sc.GlyphStyle.Color = palette[6]
 		p.Add(sc) // explained in the caption: a legend would cover cells
 		file := fmt.Sprintf("headmodels-profile-%d", k+1)
-		if name != "" && !strings.ContainsAny(name, "/\\ ") {
-			file = "headmodels-profile-" + name
+		if n := fileSafe(name); n != "" {
+			file = "headmodels-profile-" + n
 		}
 		img, err := one(dir, file, p)
 		if err != nil {
@@ -113,4 +113,25 @@ func (g *cellGrid) Z(c, r int) float64 {
 		return math.NaN()
 	}
 	return v
+}
+
+// fileSafe makes a profile's target (sim:st19101, /dev/sdb, a path) usable
+// in a file name: runs of anything but letters, digits, '.', '_' and '-'
+// become one '-', trimmed at both ends ("sim:st19101" -> "sim-st19101").
+func fileSafe(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteRune(r)
+	}
+	return strings.Trim(b.String(), ".-")
 }

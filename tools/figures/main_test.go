@@ -102,3 +102,17 @@ func TestAnchor(t *testing.T) {
 		}
 	}
 }
+
+func TestFileSafe(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"sim:st19101", "sim-st19101"},
+		{"/work/h8/host file.img", "work-h8-host-file.img"},
+		{"/dev/sdb", "dev-sdb"},
+		{"hpc2247a", "hpc2247a"},
+		{"::", ""},
+	} {
+		if got := fileSafe(c.in); got != c.want {
+			t.Errorf("fileSafe(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
