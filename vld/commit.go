@@ -45,6 +45,7 @@ func (v *Volume) Commit(pieces map[uint32][]byte) error {
 	if v.opts.ReadOnly {
 		return ErrReadOnly
 	}
+	defer v.endGatherLocked()
 	return v.commitLocked(pieces)
 }
 
@@ -72,9 +73,16 @@ func (v *Volume) commitLocked(pieces map[uint32][]byte) error {
 		}
 		frees = append(frees, freed...)
 	}
-	if err := v.flushUnlocked(); err != nil {
-		return err
+	v.endGatherLocked()
+	if logged || len(covers) > 0 {
+		if err := v.flushUnlocked(); err != nil {
+			return err
+		}
 	}
+	// A commit that only frees blocks needs no flush: it wrote nothing, so
+	// the durable state is the one the last commit's flush left, and the
+	// client freed these blocks because that state no longer reaches them
+	// (a block the newest group covers stays pending, releaseFreesLocked).
 	v.releaseFreesLocked(frees, logged)
 	v.stats.Commits++
 	if v.log.sinceCkpt >= v.checkpointEvery() {
@@ -145,6 +153,12 @@ func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 // window to the head first (a checkpoint) if the head has left it, or if
 // the window has no room.
 func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
+	if r, ok := v.extendLocked(n, v.logWindow()); ok {
+		return []run{r}, nil
+	}
+	if err := v.drainLocked(); err != nil { // the head must be where it really is
+		return nil, err
+	}
 	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2) {
 		if err := v.checkpointLocked(); err != nil {
 			return nil, err
@@ -243,6 +257,9 @@ func (v *Volume) logWindow() window {
 
 // flushLocked makes every write so far durable, holding mu.
 func (v *Volume) flushLocked() error {
+	if err := v.drainLocked(); err != nil {
+		return err
+	}
 	if err := v.dev.Flush(); err != nil {
 		v.failed = fmt.Errorf("vld: device flush failed, volume stopped: %w", err)
 		return v.failed
@@ -254,6 +271,9 @@ func (v *Volume) flushLocked() error {
 // flushUnlocked flushes with mu released, so that reads and new writes
 // proceed meanwhile; commitMu keeps other commits out.
 func (v *Volume) flushUnlocked() error {
+	if err := v.drainLocked(); err != nil {
+		return err
+	}
 	v.mu.Unlock()
 	err := v.dev.Flush()
 	v.mu.Lock()

@@ -43,13 +43,25 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 	if need := int64(n + k); v.alloc.free-int64(n) < v.reserve || v.alloc.free < need {
 		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", n, v.alloc.free, v.reserve, ErrNoSpace)
 	}
-	if !v.oneRunLocked(n, k) {
-		v.hintLocked(o, n)
-		return v.writeThenCommitLocked(data, pieces, payload)
-	}
-	runs, err := v.placeInWindowLocked(n + k)
-	if err != nil {
-		return nil, err
+	defer v.endGatherLocked()
+	// Gathered writes of this commit come first: data and entries go right
+	// after them when there is room (gather.go); else the held-back writes
+	// are issued and placement proceeds from the head's real position.
+	var runs []run
+	if r, ok := v.extendLocked(n+k, v.logWindow()); ok {
+		runs = append(runs, r)
+	} else {
+		if err := v.drainLocked(); err != nil {
+			return nil, err
+		}
+		if !v.oneRunLocked(n, k) {
+			v.hintLocked(o, n)
+			return v.writeThenCommitLocked(data, pieces, payload)
+		}
+		var err error
+		if runs, err = v.placeInWindowLocked(n + k); err != nil {
+			return nil, err
+		}
 	}
 	addrs := runAddrs(runs)
 	pl := payload(addrs[:n])
@@ -85,6 +97,7 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 	} else if err := v.writeRunsLocked(runs, blocks); err != nil {
 		return nil, err
 	}
+	v.endGatherLocked()
 	if err := v.flushUnlocked(); err != nil {
 		return nil, err
 	}

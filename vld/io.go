@@ -16,6 +16,11 @@ type run struct {
 // as possible, each placed where the head reaches free space soonest. The
 // blocks are marked used. Runs never span tracks.
 func (v *Volume) placeLocked(n int, w window) ([]run, error) {
+	// Held-back writes go first, so that placement starts from where the
+	// head really is.
+	if err := v.drainLocked(); err != nil {
+		return nil, err
+	}
 	if runs, ok, err := v.placeByPolicyLocked(n, w); ok {
 		return runs, err
 	}
@@ -94,7 +99,7 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", need, v.alloc.free, v.reserve, ErrNoSpace)
 	}
 	v.hintLocked(o, len(data))
-	runs, err := v.placeLocked(len(data), window{})
+	runs, err := v.placeEagerLocked(len(data))
 	if err != nil {
 		return nil, err
 	}
@@ -115,9 +120,13 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 }
 
 // writeRunLocked issues one device write for a run and charges its
-// simulated time. A device error is fatal for the volume: memory may now
+// simulated time, unless the run joins the writes a gather holds back
+// (gather.go). A device error is fatal for the volume: memory may now
 // disagree with the disk.
 func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
+	if held, err := v.holdLocked(r, blocks); held || err != nil {
+		return err
+	}
 	var buf []byte
 	if len(blocks) == 1 {
 		buf = blocks[0]
@@ -131,12 +140,18 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
 		return v.failed
 	}
+	v.chargeWriteLocked(r)
+	return nil
+}
+
+// chargeWriteLocked charges one write request of run r to the simulated
+// disk and counts it.
+func (v *Volume) chargeWriteLocked(r run) {
 	bd := v.m.service(r.start, r.n, true)
 	v.stats.Sim.Add(bd)
 	v.stats.WriteSim.Add(bd)
 	v.stats.Writes++
 	v.stats.BlocksWritten += int64(r.n)
-	return nil
 }
 
 // ReadBlock reads block a into buf.
@@ -154,6 +169,9 @@ func (v *Volume) ReadBlock(a Addr, buf []byte) error {
 	}
 	if v.phase == phaseRun && !v.sched.direct() {
 		return v.readQueuedLocked(a, buf)
+	}
+	if err := v.drainLocked(); err != nil {
+		return err
 	}
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read block %d: %w", a, err)

@@ -117,6 +117,9 @@ func (v *Volume) readRaw(a Addr, buf []byte) error {
 	if a >= v.sb.NumBlocks {
 		return fmt.Errorf("block %d beyond the volume (%d blocks): %w", a, v.sb.NumBlocks, ErrCorrupt)
 	}
+	if err := v.drainLocked(); err != nil { // Check on a running volume
+		return err
+	}
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("reading block %d: %w", a, err)
 	}

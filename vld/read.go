@@ -43,6 +43,9 @@ func (v *Volume) readRunLocked(a Addr, bufs [][]byte) error {
 	} else {
 		buf = make([]byte, len(bufs)*v.bs)
 	}
+	if err := v.drainLocked(); err != nil {
+		return err
+	}
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read blocks %d+%d: %w", a, len(bufs), err)
 	}

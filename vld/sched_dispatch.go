@@ -142,6 +142,9 @@ func (v *Volume) serveReadLocked(r *request) ([]*request, error) {
 // readServiceLocked reads block a and charges its service, as ReadBlock
 // does in the running phase.
 func (v *Volume) readServiceLocked(a Addr, buf []byte) error {
+	if err := v.drainLocked(); err != nil {
+		return err
+	}
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read block %d: %w", a, err)
 	}
@@ -167,7 +170,7 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 		runs = []run{{start: int64(first.addr) + int64(first.sent), n: n}}
 	} else {
 		var err error
-		if runs, err = v.placeLocked(n, window{}); err != nil {
+		if runs, err = v.placeEagerLocked(n); err != nil {
 			return v.failUnitLocked(u, err), nil
 		}
 		v.sched.reserved -= int64(n)

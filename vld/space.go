@@ -114,6 +114,9 @@ func (v *Volume) ReadRun(a Addr, bufs [][]byte) error {
 	if v.sched.queued() > 0 {
 		return fmt.Errorf("read run at %d: %w", a, ErrBusy)
 	}
+	if err := v.drainLocked(); err != nil {
+		return err
+	}
 	buf := make([]byte, n*v.bs)
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read blocks [%d, %d): %w", a, a+Addr(n), err)

@@ -44,7 +44,8 @@ type Volume struct {
 	reserve  int64
 	stats    Stats
 	recovery RecoveryInfo
-	buf      []byte // one block, for metadata I/O under mu
+	buf      []byte      // one block, for metadata I/O under mu
+	gather   gatherState // writes held back for the next commit (gather.go)
 }
 
 // RecoveryInfo says how the last Open found the log.

@@ -67,6 +67,10 @@ func (fs *FS) commit() error {
 		}
 		return err
 	}
+	// The volume holds the writes below the inode blocks back and places
+	// each after the one before, so that the whole commit reaches the
+	// device as one request where there is room (vld/gather.go).
+	fs.vol.Gather()
 	p, err := fs.planCommitLocked()
 	if err == nil {
 		err = fs.releaseFreesLocked()
@@ -76,6 +80,9 @@ func (fs *FS) commit() error {
 	}
 	if err != nil {
 		fs.unlock()
+		if gerr := fs.vol.EndGather(); gerr != nil {
+			return errors.Join(err, fs.volErr("commit", gerr))
+		}
 		return err
 	}
 	fs.dirtySince = time.Time{}

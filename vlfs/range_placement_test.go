@@ -105,7 +105,11 @@ func TestRangePlacementFilesStaySequential(t *testing.T) {
 	ranged := appendInterleaved(t, vld.PlaceRange, chunks, chunk)
 	t.Logf("%d blocks appended in %d-block fsynced chunks: eager %d extents, read back in %d requests %.1f ms (appends %.1f ms); range %d extents, %d requests %.1f ms (appends %.1f ms) (simulated)",
 		chunks*chunk, chunk, eager.extents, eager.reads, eager.readMs, eager.appendMs, ranged.extents, ranged.reads, ranged.readMs, ranged.appendMs)
-	if ranged.extents*4 > eager.extents || ranged.reads*2 > eager.reads || ranged.readMs*2 > eager.readMs {
+	// Read time: range at most 2/3 of eager's. (It was at most half until
+	// eager placement gathered each commit into one run (vld/gather.go),
+	// which cut eager's read-back here from 276 to 232 ms; range's 130 ms
+	// did not change.)
+	if ranged.extents*4 > eager.extents || ranged.reads*2 > eager.reads || ranged.readMs*3 > eager.readMs*2 {
 		t.Fatalf("range placement %+v, eager %+v", ranged, eager)
 	}
 }
