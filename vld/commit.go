@@ -1,8 +1,9 @@
 package vld
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -121,9 +122,20 @@ func (v *Volume) takeCoversLocked() []ondisk.Cover {
 	for a, c := range v.written {
 		covers = append(covers, ondisk.Cover{Addr: a, CRC: c})
 	}
-	sort.Slice(covers, func(i, j int) bool { return covers[i].Addr < covers[j].Addr })
-	v.written = map[Addr]uint32{}
+	slices.SortFunc(covers, func(a, b ondisk.Cover) int { return cmp.Compare(a.Addr, b.Addr) })
+	v.written = emptied(v.written)
 	return covers
+}
+
+// emptied empties a per-commit set for reuse; one that grew large is
+// dropped instead, as ranging over a map costs its peak size, not its
+// length.
+func emptied[V any](m map[Addr]V) map[Addr]V {
+	if len(m) > 64 {
+		return map[Addr]V{}
+	}
+	clear(m)
+	return m
 }
 
 // writeGroupLocked writes one entry per piece, as one commit group, inside
@@ -185,7 +197,7 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 	for p := range pieces {
 		order = append(order, p)
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	slices.Sort(order)
 	g := v.log
 	groupSeq, prevRoot := g.nextSeq, g.root
 	var freed []Addr

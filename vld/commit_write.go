@@ -115,7 +115,7 @@ func (v *Volume) takePendingLocked() []Addr {
 	for a := range v.pending {
 		frees = append(frees, a)
 	}
-	v.pending = map[Addr]bool{}
+	v.pending = emptied(v.pending)
 	return frees
 }
 

@@ -37,14 +37,16 @@ const gatherMaxBlocks = 64
 
 // gatherState is the held-back run. Guarded by Volume.mu.
 type gatherState struct {
-	active bool     // between Gather and the end of the next commit
-	total  int      // blocks held back since Gather
-	expect int      // blocks the last gathered commit held back: room to look for
-	start  int64    // first block of the held-back run
-	n      int      // blocks held back
-	buf    []byte   // their contents, n*bs bytes; reused across commits
-	parts  []int    // blocks of each write that joined the run, in order
-	vec    [][]byte // scratch for the vectored write; reused
+	active  bool     // between Gather and the end of the next commit
+	total   int      // blocks held back since Gather
+	writes  int      // writes held back since Gather
+	expect  int      // blocks the last gathered commit held back: room to look for
+	expectW int      // and the writes it held back
+	start   int64    // first block of the held-back run
+	n       int      // blocks held back
+	buf     []byte   // their contents, n*bs bytes; reused across commits
+	parts   []int    // blocks of each write that joined the run, in order
+	vec     [][]byte // scratch for the vectored write; reused
 }
 
 // Gather starts gathering the writes of the next commit (Commit or
@@ -56,7 +58,7 @@ func (v *Volume) Gather() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.place.policy == PlaceEager && v.phase == phaseRun && !v.opts.ReadOnly {
-		v.gather.active, v.gather.total = true, 0
+		v.gather.active, v.gather.total, v.gather.writes = true, 0, 0
 	}
 }
 
@@ -65,7 +67,7 @@ func (v *Volume) Gather() {
 func (v *Volume) endGatherLocked() {
 	g := &v.gather
 	if g.active {
-		g.active, g.expect = false, g.total
+		g.active, g.expect, g.expectW = false, g.total, g.writes
 	}
 }
 
@@ -128,14 +130,15 @@ func (v *Volume) placeEagerLocked(n int) ([]run, error) {
 }
 
 // roomyLocked places the first write of a gathered commit at the start of
-// a free run as long as the last gathered commit was (so that the rest of
-// the commit can extend it), if the head reaches that run at most one
-// controller overhead later than the place placeLocked would choose: every
-// later write of the commit that joins the run instead of being a request
-// of its own saves at least that overhead, so on the simulated disk the
-// commit costs no more than without gathering. (Looking for the run only
-// in the log window, where the entries must lie, was measured too: bench
-// largefile's simulated times were no better, over six seeds.)
+// a free run as long as the last gathered commit was, so that the rest of
+// the commit can extend it, when the head reaches that run at most W-1
+// controller overheads later than the place placeLocked would choose, W
+// being the writes of the last gathered commit: every later write that
+// joins the run instead of being a request of its own saves at least an
+// overhead, so a commit like the last one costs the simulated disk no more
+// than without gathering. (Looking for the run only in the log window,
+// where the entries must lie, was measured too: bench largefile's
+// simulated times were no better, over six seeds.)
 func (v *Volume) roomyLocked(n int) (run, bool) {
 	g := &v.gather
 	want := min(g.expect, gatherMaxBlocks, v.maxTrackBlocks())
@@ -148,7 +151,7 @@ func (v *Volume) roomyLocked(n int) (run, bool) {
 	if big.block < 0 {
 		return run{}, false
 	}
-	if small := v.head.choose(v.alloc, v.m.head, start, n, window{}); small.block >= 0 && big.cost > small.cost+ovh {
+	if small := v.head.choose(v.alloc, v.m.head, start, n, window{}); small.block >= 0 && big.cost > small.cost+float64(max(g.expectW-1, 1))*ovh {
 		return run{}, false
 	}
 	for i := int64(0); i < int64(n); i++ {
@@ -185,6 +188,7 @@ func (v *Volume) holdLocked(r run, blocks [][]byte) (bool, error) {
 	g.parts = append(g.parts, r.n)
 	if g.active {
 		g.total += r.n
+		g.writes++
 	}
 	return true, nil
 }

@@ -62,13 +62,20 @@ func (v *Volume) placeLocked(n int, w window) ([]run, error) {
 	return runs, nil
 }
 
+// maxTrackBlocks is the capacity of the largest track. Track capacities
+// never change, so it is computed once: it is asked on every placement, and
+// a large disk has tens of thousands of tracks.
 func (v *Volume) maxTrackBlocks() int {
+	if v.maxTrack > 0 {
+		return v.maxTrack
+	}
 	mx := 1
 	for _, c := range v.alloc.trackCap {
 		if int(c) > mx {
 			mx = int(c)
 		}
 	}
+	v.maxTrack = mx
 	return mx
 }
 

@@ -46,6 +46,7 @@ type Volume struct {
 	recovery RecoveryInfo
 	buf      []byte      // one block, for metadata I/O under mu
 	gather   gatherState // writes held back for the next commit (gather.go)
+	maxTrack int         // maxTrackBlocks, once known
 }
 
 // RecoveryInfo says how the last Open found the log.
