@@ -16,9 +16,11 @@ import (
 // double indirect one, so an update there writes one more indirect block.
 // Here the same random fsync'd 4 KiB updates, with no idle time, go to a
 // 1 %-sized range of blocks on an empty file system, once under the single
-// and once under the double indirect block. The deeper range must cost
-// more requests per update (what the test asserts); the latencies are
-// logged for the issue-7 note.
+// and once under the double indirect block. The deeper range must write
+// more blocks per update (what the test asserts); the latencies and device
+// requests are logged for the issue-7 note. Blocks, not requests: since
+// write gathering a commit's blocks usually reach the device as one
+// request, so the request count no longer shows the extra indirect block.
 func TestIdleEmptyDepth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a measurement")
@@ -28,24 +30,24 @@ func TestIdleEmptyDepth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var reqs [2]float64
+		var blocks [2]float64
 		for depth, base := range []int64{12, 12 + 512} { // first block under the single, double indirect
-			mean, rpu := emptyDepthPoint(t, m, base)
-			reqs[depth] = rpu
-			t.Logf("%s: empty file system, updates under the %s indirect block: %.3f ms simulated per update, %.2f requests per update",
-				name, []string{"single", "double"}[depth], mean, rpu)
+			p := emptyDepthPoint(t, m, base)
+			blocks[depth] = p.blocks
+			t.Logf("%s: empty file system, updates under the %s indirect block: %.3f ms simulated per update, %.2f blocks and %.2f requests per update",
+				name, []string{"single", "double"}[depth], p.ms, p.blocks, p.reqs)
 		}
-		if reqs[1] <= reqs[0] {
-			t.Errorf("%s: %.2f requests per update under the double indirect block, %.2f under the single", name, reqs[1], reqs[0])
+		// One more indirect block per update, less what commits share.
+		if blocks[1] < blocks[0]+0.5 {
+			t.Errorf("%s: %.2f blocks written per update under the double indirect block, %.2f under the single", name, blocks[1], blocks[0])
 		}
 	}
 }
 
 // emptyDepthPoint writes a file of base+n blocks (n: 1 % of a 128 MiB
 // volume) and updates blocks [base, base+n) at random, 2048 times after
-// 2048 of warm-up; it returns the mean simulated latency per update and
-// the requests per update.
-func emptyDepthPoint(t *testing.T, m *disk.Model, base int64) (float64, float64) {
+// 2048 of warm-up; it returns the per-update means.
+func emptyDepthPoint(t *testing.T, m *disk.Model, base int64) depthPoint {
 	dev := device.NewMem(128 << 20)
 	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
 		t.Fatal(err)
@@ -74,14 +76,24 @@ func emptyDepthPoint(t *testing.T, m *disk.Model, base int64) (float64, float64)
 	tgt := fs.CompactTarget()
 	const updates = 2048
 	var t0 float64
-	var w0 int64
+	var w0, b0 int64
 	for i := range 2 * updates {
 		if i == updates {
-			t0, w0 = tgt.NowMs(), fs.Stats().Vol.Writes
+			v := fs.Stats().Vol
+			t0, w0, b0 = tgt.NowMs(), v.Writes, v.BlocksWritten
 		}
 		if err := vlfsUpdate(fs, a.Ino, base+rng.Int63n(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return (tgt.NowMs() - t0) / updates, float64(fs.Stats().Vol.Writes-w0) / updates
+	v := fs.Stats().Vol
+	return depthPoint{
+		ms:     (tgt.NowMs() - t0) / updates,
+		blocks: float64(v.BlocksWritten-b0) / updates,
+		reqs:   float64(v.Writes-w0) / updates,
+	}
 }
+
+// depthPoint is one emptyDepthPoint measurement, per update: simulated
+// ms, blocks written and device write requests.
+type depthPoint struct{ ms, blocks, reqs float64 }
