@@ -20,10 +20,13 @@ const (
 	// DefaultImageReadahead is how far ahead of a sequential reader the
 	// image is hinted to the host (see imageReadahead).
 	DefaultImageReadahead = 4 << 20
-	// preferredIOSize is st_blksize: as large as one FUSE write (bazil's
-	// limit is 128 KiB), so that cp and stdio use buffers that need one
-	// round trip each.
+	// preferredIOSize is st_blksize, so that cp and stdio use buffers that
+	// need one round trip each. It stays below maxIOSize: stdio sizes its
+	// buffer by it for every open stream, small files included.
 	preferredIOSize = 128 << 10
+	// maxIOSize is the largest READ or WRITE the kernel sends: bazil's
+	// maxWrite, 1 MiB with FUSE_MAX_PAGES (third_party/.../VLFS-PATCHES.md).
+	maxIOSize = 1 << 20
 )
 
 // Options tune a mount. The zero value is the default.

@@ -61,7 +61,7 @@ func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	s.handles.init()
 	s.stamps.init()
 	s.ra.open(o.Image, o.ImageReadahead)
-	s.bufs.New = func() any { b := make([]byte, preferredIOSize); return &b }
+	s.bufs.New = func() any { b := make([]byte, maxIOSize); return &b }
 	s.pool.start(o.Readers, o.MaxReaders, s.reader)
 	return s
 }

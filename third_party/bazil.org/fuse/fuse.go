@@ -221,6 +221,13 @@ func initMount(c *Conn, conf *mountConfig) error {
 		CongestionThreshold: conf.congestionThreshold,
 		MaxWrite:            maxWrite,
 	}
+	// vlfs patch: READ and WRITE requests of up to maxWrite bytes need
+	// FUSE_MAX_PAGES; without it the kernel stops at 32 pages (128 KiB).
+	if pages := maxWrite / syscall.Getpagesize(); r.Flags&InitMaxPages != 0 && pages > 32 {
+		c.flags |= InitMaxPages
+		s.Flags = c.flags
+		s.MaxPages = uint16(pages)
+	}
 	r.Respond(s)
 	return nil
 }
@@ -1458,10 +1465,13 @@ type initResponse struct {
 	// Maximum size of a single write operation.
 	// Linux enforces a minimum of 4 KiB.
 	MaxWrite uint32
+	// Maximum pages in one READ or WRITE request; sent only with
+	// InitMaxPages in Flags (vlfs patch).
+	MaxPages uint16
 }
 
 func (r *initResponse) String() string {
-	return fmt.Sprintf("Init %v ra=%d fl=%v maxbg=%d cg=%d w=%d", r.Library, r.MaxReadahead, r.Flags, r.MaxBackground, r.CongestionThreshold, r.MaxWrite)
+	return fmt.Sprintf("Init %v ra=%d fl=%v maxbg=%d cg=%d w=%d pages=%d", r.Library, r.MaxReadahead, r.Flags, r.MaxBackground, r.CongestionThreshold, r.MaxWrite, r.MaxPages)
 }
 
 // Respond replies to the request with the given response.
@@ -1475,6 +1485,9 @@ func (r *initRequest) Respond(resp *initResponse) {
 	out.MaxBackground = resp.MaxBackground
 	out.CongestionThreshold = resp.CongestionThreshold
 	out.MaxWrite = resp.MaxWrite
+	if resp.Flags&InitMaxPages != 0 {
+		out.MaxPages = resp.MaxPages // vlfs patch
+	}
 
 	// MaxWrite larger than our receive buffer would just lead to
 	// errors on large writes.
