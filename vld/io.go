@@ -3,6 +3,7 @@ package vld
 import (
 	"fmt"
 
+	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -134,16 +135,7 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 	if held, err := v.holdLocked(r, blocks); held || err != nil {
 		return err
 	}
-	var buf []byte
-	if len(blocks) == 1 {
-		buf = blocks[0]
-	} else {
-		buf = make([]byte, 0, r.n*v.bs)
-		for _, b := range blocks {
-			buf = append(buf, b...)
-		}
-	}
-	if _, err := v.dev.WriteAt(buf, r.start*int64(v.bs)); err != nil {
+	if _, err := device.WriteRun(v.dev, blocks, r.start*int64(v.bs)); err != nil {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
 		return v.failed
 	}

@@ -1,6 +1,10 @@
 package vld
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld/device"
+)
 
 // ReadBlocks reads several blocks, one buffer each. Consecutive addresses
 // are read as one request (one controller overhead and one positioning),
@@ -37,22 +41,11 @@ func (v *Volume) ReadBlocks(addrs []Addr, bufs [][]byte) error {
 
 // readRunLocked reads consecutive blocks starting at a as one request.
 func (v *Volume) readRunLocked(a Addr, bufs [][]byte) error {
-	var buf []byte
-	if len(bufs) == 1 {
-		buf = bufs[0]
-	} else {
-		buf = make([]byte, len(bufs)*v.bs)
-	}
 	if err := v.drainLocked(); err != nil {
 		return err
 	}
-	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
+	if _, err := device.ReadRun(v.dev, bufs, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read blocks %d+%d: %w", a, len(bufs), err)
-	}
-	if len(bufs) > 1 {
-		for i, b := range bufs {
-			copy(b, buf[i*v.bs:])
-		}
 	}
 	if v.phase == phaseRun {
 		bd := v.m.service(int64(a), len(bufs), false)

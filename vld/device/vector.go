@@ -143,16 +143,6 @@ func (d *File) pwritevLocked(bufs [][]byte, off int64) (int, error) {
 		if n == 0 {
 			return total, io.ErrShortWrite
 		}
-		// A short write: go on with the rest, on a copy of the vector so
-		// the caller's stays as it was.
-		rest := make([][]byte, 0, len(bufs))
-		for _, b := range bufs {
-			k := min(n, len(b))
-			n -= k
-			if k < len(b) {
-				rest = append(rest, b[k:])
-			}
-		}
-		bufs = rest
+		bufs = skipVec(bufs, n) // a short write: go on with the rest
 	}
 }
