@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
 // Target names of the peers benchmark, in run order.
@@ -44,7 +45,10 @@ type PeersConfig struct {
 	// CPUProfile, if set, receives a CPU profile of this process while the
 	// vlfs target runs (the in-process vlfs server and the Go drivers).
 	CPUProfile string
-	Logf       func(format string, args ...any) // progress (stderr)
+	// Head is the profile vlfs's eager placement writes by (vlfs mount
+	// --head profile:FILE); nil: the simulated disk's head.
+	Head *profile.Profile
+	Logf func(format string, args ...any) // progress (stderr)
 }
 
 // PeersSizes are the workload sizes.
@@ -152,6 +156,7 @@ func peersParams(cfg PeersConfig) map[string]any {
 		"varmail_files": s.VarmailFiles, "oltp_shadows": s.OLTPShadows, "oltp_file_bytes": s.OLTPFileSize,
 		"sqlite_accounts": s.SQLiteRows, "host": host, "date": time.Now().UTC().Format(time.RFC3339),
 		"targets": strings.Join(cfg.Targets, ","), "workloads": strings.Join(cfg.Workloads, ","),
+		"head": headName(cfg.Head), // vlfs's; its rows' head_model is what the volume says
 	}
 }
 

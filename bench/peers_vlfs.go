@@ -35,7 +35,7 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.fs, err = vlfs.Mount(dev, vlfs.Options{Logf: cfg.Logf})
+	t.fs, err = vlfs.Mount(dev, vlfs.Options{Logf: cfg.Logf, Head: cfg.Head})
 	if err != nil {
 		dev.Close()
 		return nil, err
@@ -89,7 +89,7 @@ func (t *vlfsTarget) dropCaches() error { return dropFile(t.img) }
 func (t *vlfsTarget) counters() *serverSnapshot {
 	r := t.srv.Report()
 	return &serverSnapshot{fuse: r.FUSERequests, flushes: r.Device.Flushes, fsyncs: r.Fsyncs,
-		devWrites: r.Device.Writes, simMs: r.Sim.TotalMs}
+		devWrites: r.Device.Writes, simMs: r.Sim.TotalMs, headModel: r.HeadModel}
 }
 
 // stop unmounts, waits for the server, closes the file system and checks
@@ -123,6 +123,7 @@ func (t *vlfsTarget) stop() error {
 type serverSnapshot struct {
 	fuse, flushes, fsyncs, devWrites int64
 	simMs                            float64
+	headModel                        string // what eager placement writes by, as the volume says
 }
 
 // costs are the server's work per workload operation between two
@@ -138,6 +139,7 @@ func (a *serverSnapshot) costs(b *serverSnapshot, ops int64) map[string]any {
 		"flushes_per_op":    per(a.flushes, b.flushes),
 		"dev_writes_per_op": per(a.devWrites, b.devWrites),
 		"sim_ms_per_op":     (b.simMs - a.simMs) / float64(ops),
+		"head_model":        b.headModel,
 	}
 	if n := b.fsyncs - a.fsyncs; n > 0 {
 		m["flushes_per_fsync"] = float64(b.flushes-a.flushes) / float64(n)

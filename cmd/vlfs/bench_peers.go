@@ -25,6 +25,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	workloads := fl.String("workloads", strings.Join(bench.PeerWorkloads(), ","), "comma-separated workload groups")
 	loopback := fl.String("loopback", "", "vlfs-loopback binary (default: go build bench/loopback into bin/)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the in-process vlfs server while the vlfs target runs")
+	head := fl.String("head", "sim", "vlfs's head model: sim (the simulated disk's) or profile:FILE (vlfs profile of the host device under the image)")
 	quick := fl.Bool("quick", false, "small sizes: the whole run in well under 2 minutes")
 	sparse := fl.Bool("sparse", false, "leave the fuse2fs and vlfs images sparse (default: written full of zeros first, as a disk has no holes)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
@@ -32,7 +33,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	var sz sizeFlags
 	sz.register(fl)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -63,6 +64,10 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cfg.Model = m
+	if cfg.Head, err = parseHead(*head); err != nil {
+		fmt.Fprintf(stderr, "vlfs bench peers: %v\n", err)
+		return exitUsage
+	}
 	if !*quiet {
 		lg := log.New(stderr, "", log.Ltime)
 		cfg.Logf = lg.Printf

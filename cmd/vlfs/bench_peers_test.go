@@ -104,3 +104,20 @@ func buildLoopback(t *testing.T) string {
 	}
 	return bin
 }
+
+// TestBenchPeersHead: --head profile:FILE reaches vlfs's volume (each vlfs
+// row's head_model is read back from the mounted server's report).
+func TestBenchPeersHead(t *testing.T) {
+	if ok, why := fstest.Available(); !ok {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("mounts vlfs twice and runs fio; skipped in -short mode")
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skipf("needs fio (make deps): %v", err)
+	}
+	p := tinyProfile(t, "st19101")
+	headRuns(t, p, "peers", "--quick", "-q", "--dir", t.TempDir(), "--targets", bench.PeerVLFS, "--workloads", "fio",
+		"--size", "64MiB", "--seq-size", "2MiB", "--sync-ios", "20")
+}
