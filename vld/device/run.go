@@ -106,20 +106,27 @@ func (d *File) ReadRunAt(bufs [][]byte, off int64) (int, error) {
 		}
 		return n, nil
 	}
-	n, err := d.preadvLocked(bufs, off, want)
+	n, err := d.preadvLocked(bufs, off)
 	if err != nil {
 		return n, fmt.Errorf("read %s at %d: %w", d.path, off, err)
 	}
 	return n, nil
 }
 
-// preadvLocked fills bufs (want bytes in all) from off with preadv,
-// resuming after a short read or EINTR; a read that ends early (the file
-// shrank under us) is io.ErrUnexpectedEOF. d.mu must be read-held.
-func (d *File) preadvLocked(bufs [][]byte, off int64, want int) (int, error) {
-	total := 0
+// preadvLocked fills bufs from off with preadv; a read that ends early
+// (the file shrank under us) is io.ErrUnexpectedEOF. d.mu must be
+// read-held.
+func (d *File) preadvLocked(bufs [][]byte, off int64) (int, error) {
+	return d.vecLocked(unix.Preadv, bufs, off, io.ErrUnexpectedEOF)
+}
+
+// vecLocked runs op (preadv or pwritev) over bufs from off until all of
+// them are done, resuming after EINTR or a short transfer; a call that
+// moves nothing ends it with short. d.mu must be read-held.
+func (d *File) vecLocked(op func(int, [][]byte, int64) (int, error), bufs [][]byte, off int64, short error) (int, error) {
+	want, total := vecLen(bufs), 0
 	for {
-		n, err := unix.Preadv(int(d.f.Fd()), bufs, off+int64(total))
+		n, err := op(int(d.f.Fd()), bufs, off+int64(total))
 		if err == unix.EINTR {
 			continue
 		}
@@ -131,7 +138,7 @@ func (d *File) preadvLocked(bufs [][]byte, off int64, want int) (int, error) {
 			return total, nil
 		}
 		if n == 0 {
-			return total, io.ErrUnexpectedEOF
+			return total, short
 		}
 		bufs = skipVec(bufs, n)
 	}

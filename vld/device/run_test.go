@@ -11,19 +11,8 @@ import (
 // back as its concatenation written at once would be, and ReadRun reads it
 // back into the same shape, without touching the caller's vector.
 func TestRunRoundTrip(t *testing.T) {
-	cases := []struct {
-		name  string
-		off   int64
-		sizes []int
-	}{
-		{"one", DirectAlign, []int{DirectAlign}},
-		{"aligned", 0, []int{DirectAlign, 2 * DirectAlign, DirectAlign}},
-		{"unaligned", 100, []int{7, 1000, 3}},
-		{"to-end", confSize - 3*DirectAlign, []int{DirectAlign, 2 * DirectAlign}},
-		{"empty-parts", 512, []int{0, 9, 0}},
-	}
 	for _, im := range impls() {
-		for _, c := range cases {
+		for _, c := range vecCases() {
 			t.Run(im.name+"/"+c.name, func(t *testing.T) {
 				d := im.open(t, confSize)
 				var bufs, back [][]byte

@@ -124,25 +124,8 @@ func (d *File) WriteVecAt(bufs [][]byte, off int64) (int, error) {
 	return n, nil
 }
 
-// pwritevLocked writes bufs back to back at off with pwritev, resuming
-// after a short write or EINTR. d.mu must be read-held.
+// pwritevLocked writes bufs back to back at off with pwritev. d.mu must
+// be read-held.
 func (d *File) pwritevLocked(bufs [][]byte, off int64) (int, error) {
-	want, total := vecLen(bufs), 0
-	for {
-		n, err := unix.Pwritev(int(d.f.Fd()), bufs, off+int64(total))
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return total, err
-		}
-		total += n
-		if total >= want {
-			return total, nil
-		}
-		if n == 0 {
-			return total, io.ErrShortWrite
-		}
-		bufs = skipVec(bufs, n) // a short write: go on with the rest
-	}
+	return d.vecLocked(unix.Pwritev, bufs, off, io.ErrShortWrite)
 }
