@@ -129,9 +129,12 @@ func (d Desc) bitmapRuns(numBlocks int64) ([]Extent, error) {
 }
 
 // fits reports whether an aligned run of n blocks fits in some extent.
+// It compares n with the room left rather than adding n to a block
+// number: a huge n would overflow the sum into a "fit", and the write
+// would be queued (under ECS, expanded without end) instead of refused.
 func fits(rs []Extent, n, align int) bool {
 	for _, e := range rs {
-		if alignUp(e.Begin, align)+int64(n) <= e.End {
+		if int64(n) <= e.End-alignUp(e.Begin, align) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package rangedisk
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -32,6 +33,8 @@ func TestDescValidation(t *testing.T) {
 		{"bitmap ignores bits past end", Bitmap(0, 3, []uint64{0b11110}), 1, 1, nil, []Extent{{1, 3}}},
 		{"too large", List(Extent{0, 3}, Extent{10, 14}), 5, 1, ErrTooLarge, nil},
 		{"fits exactly", List(Extent{0, 3}, Extent{10, 15}), 5, 1, nil, []Extent{{0, 3}, {10, 15}}},
+		{"too large by overflow", Span(10, 20), math.MaxInt, 1, ErrTooLarge, nil},
+		{"bitmap too large by overflow", Bitmap(10, 13, []uint64{0b111}), math.MaxInt, 1, ErrTooLarge, nil},
 		{"alignment leaves no fit", Span(1, 7), 4, 4, ErrTooLarge, nil},
 		{"alignment fits", Span(1, 9), 4, 4, nil, []Extent{{1, 9}}},
 		{"align 3", Span(0, 9), 1, 3, ErrBadAlign, nil},

@@ -24,6 +24,10 @@ func TestSubmitRejectsBadInput(t *testing.T) {
 		{"out of disk", Request{Kind: RangeWrite, Blocks: 1, Desc: Span(nb-1, nb+1)}, ErrBadRange},
 		{"bad alignment", Request{Kind: RangeWrite, Blocks: 1, Align: 6, Desc: Span(0, 100)}, ErrBadAlign},
 		{"larger than every range", Request{Kind: RangeWrite, Blocks: 11, Desc: List(Extent{0, 10}, Extent{20, 30})}, ErrTooLarge},
+		// Begin+Blocks overflows int64 and must not pass for a fit.
+		{"range write of MaxInt blocks", Request{Kind: RangeWrite, Blocks: math.MaxInt, Desc: Span(10, 20)}, ErrTooLarge},
+		{"exact write of MaxInt blocks", Request{Kind: Write, Addr: 1, Blocks: math.MaxInt}, ErrTooLarge},
+		{"read at a negative address", Request{Kind: Read, Addr: -1, Blocks: 1}, ErrTooLarge},
 		{"data length", Request{Kind: Write, Blocks: 2, Data: [][]byte{make([]byte, 512)}}, ErrBadRequest},
 		{"data block size", Request{Kind: Write, Blocks: 1, Data: [][]byte{make([]byte, 100)}}, ErrBadRequest},
 		{"unknown kind", Request{Kind: 9, Blocks: 1}, ErrBadRequest},

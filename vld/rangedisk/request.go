@@ -86,7 +86,8 @@ func validate(l *disk.Layout, r Request) (int, []Extent, error) {
 	}
 	switch r.Kind {
 	case Read, Write:
-		if !l.Contains(r.Addr, r.Blocks) {
+		// Not l.Contains: Addr+Blocks can overflow for a huge Blocks.
+		if r.Addr < 0 || r.Addr >= l.NumBlocks() || int64(r.Blocks) > l.NumBlocks()-r.Addr {
 			return 0, nil, fmt.Errorf("%w: %s of %d blocks at %d runs past the disk's %d blocks", ErrTooLarge, r.Kind, r.Blocks, r.Addr, l.NumBlocks())
 		}
 		return 1, nil, nil
