@@ -16,7 +16,7 @@
 //     3.1.2): two outstanding range writes never land on the same block;
 //     placements are forgotten once a later barrier has been issued and
 //     every write before it has completed;
-//   - the schedulers: plain SPTF for exact requests (sptf.go), and for
+//   - the schedulers: plain SPTF for exact requests (decide.go), and for
 //     range writes hierarchical-range scheduling (hrs.go: split per track,
 //     seek-and-settle first, prune tracks whose move alone is no better than
 //     the best so far, then the rotational position inside the piece) or
