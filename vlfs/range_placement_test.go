@@ -107,8 +107,8 @@ func TestRangePlacementFilesStaySequential(t *testing.T) {
 		chunks*chunk, chunk, eager.extents, eager.reads, eager.readMs, eager.appendMs, ranged.extents, ranged.reads, ranged.readMs, ranged.appendMs)
 	// Read time: range at most 2/3 of eager's. (It was at most half until
 	// eager placement gathered each commit into one run (vld/gather.go),
-	// which cut eager's read-back here from 276 to 232 ms; range's 130 ms
-	// did not change.)
+	// which cut eager's read-back here from 276 to 255 ms; range's 130 ms
+	// did not change. docs/ranges.md.)
 	if ranged.extents*4 > eager.extents || ranged.reads*2 > eager.reads || ranged.readMs*3 > eager.readMs*2 {
 		t.Fatalf("range placement %+v, eager %+v", ranged, eager)
 	}

@@ -101,7 +101,8 @@ func (l *Layout) NumCylinders() int { return (l.numTracks-1)/l.m.Surfaces + 1 }
 
 // Contains reports whether blocks [b, b+n) all lie in the layout.
 func (l *Layout) Contains(b int64, n int) bool {
-	return b >= 0 && n >= 0 && b+int64(n) <= l.numBlocks
+	// n against the room left, not b+n against the end: b+n can overflow.
+	return b >= 0 && n >= 0 && b <= l.numBlocks && int64(n) <= l.numBlocks-b
 }
 
 // clampBlock maps an out-of-range block to the nearest valid one, so that

@@ -151,3 +151,30 @@ func TestBlockPhase(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutContains: a run fits only inside the layout, and a huge count
+// never wraps around into a fit.
+func TestLayoutContains(t *testing.T) {
+	l := mustLayout(t, mustPreset(t, "hp97560"), 4096, 1000)
+	cases := []struct {
+		b    int64
+		n    int
+		want bool
+	}{
+		{0, 0, true},
+		{0, 1000, true},
+		{999, 1, true},
+		{1000, 0, true},
+		{1000, 1, false},
+		{0, 1001, false},
+		{-1, 1, false},
+		{5, -1, false},
+		{10, math.MaxInt, false},
+		{math.MaxInt64 - 2, 10, false},
+	}
+	for _, c := range cases {
+		if got := l.Contains(c.b, c.n); got != c.want {
+			t.Errorf("Contains(%d, %d) = %v, want %v", c.b, c.n, got, c.want)
+		}
+	}
+}
