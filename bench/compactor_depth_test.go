@@ -10,10 +10,11 @@ import (
 	"github.com/vlfs/vlfs/vlfs"
 )
 
-// TestIdleEmptyDepth measures what bench idle's empty-disk reference for
-// vlfs leaves out: its file (1 % of the volume) sits under the inode's
-// single indirect block, while the 80 % file's blocks are mostly under the
-// double indirect one, so an update there writes one more indirect block.
+// TestIdleEmptyDepth measures why bench idle's empty-disk reference for
+// vlfs is depth-matched (idle_vlfs_depth.go): a file of 1 % of the volume
+// from block 0 sits under the inode's single indirect block, while the
+// 80 % file's blocks are mostly under the double indirect one, so an update
+// there writes one more indirect block.
 // Here the same random fsync'd 4 KiB updates, with no idle time, go to a
 // 1 %-sized range of blocks on an empty file system, once under the single
 // and once under the double indirect block. The deeper range must write

@@ -136,8 +136,8 @@ func Idle(cfg IdleConfig) (*Report, error) {
 			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(),
 			"head": headName(cfg.Head),
 		},
-		Columns: []string{"disk", "system", "placement", "compactor", "head_model", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
-			"locate_ms", "requests_per_update", "checkpoints_per_burst",
+		Columns: []string{"disk", "system", "placement", "compactor", "head_model", "update_depth", "reference_depth", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
+			"locate_ms", "requests_per_update", "blocks_per_update", "checkpoints_per_burst",
 			"wait_mean_ms", "wait_max_ms", "step_max_ms", "moved_per_burst", "cleaned_per_burst", "empty_tracks"},
 		Notes: idleNotes(),
 	}
@@ -162,6 +162,7 @@ func idleNotes() []string {
 	return []string{
 		"each burst: burst_kb/4 synchronous 4 KiB updates (LogicalDisk.WriteSync) at random offsets of one file, back to back; then idle_ms of think time",
 		"utilization = file size / logical disk; the utilization-0 rows update a small file (1 % of the logical disk, or the largest burst) on an empty disk: the empty-disk latency",
+		"system vlfs: the utilization-0 rows update a range of 1 % of the volume (or the largest burst) at the pointer depth that holds most of the file at the configured utilisation (double indirect), so each update rewrites as many indirect blocks as one at 80 %; the file is a hole below the range. update_depth: the pointer depth most measured updates rewrote; reference_depth: that of the utilization-0 row vs_empty divides by; blocks_per_update: blocks written per update (data, indirect, inode block, log entry, checkpoints)",
 		"the disk starts fragmented: the file is written, then updated at random as many times as it has blocks, with no idle time",
 		"mean_ms: simulated time from arrival to completion per update, over the measured bursts, including the wait for a compaction step in flight; vs_empty = mean_ms / the utilization-0 row of the same disk and burst",
 		"wait_mean_ms / wait_max_ms: the interference, how long the first request after an idle interval waited for the compactor's step in flight (mean over idle intervals, and max); step_max_ms: the longest step",

@@ -14,40 +14,49 @@ import (
 // The idle sweep on the file system: the same bursts of random 4 KiB
 // updates, each a vlfs Write then Fsync of one file, with the mount's
 // compactor (vlfs.FS.CompactTarget) on or off. An update writes its data
-// block, the indirect block above it, the inode block and the inode-map
+// block, the indirect blocks above it, the inode block and the inode-map
 // entry, so it costs more than a logical-disk update; and a block the
-// compactor moves changes its inode (and indirect block), which the move's
+// compactor moves changes its inode (and indirect blocks), which the move's
 // commit rewrites too.
+//
+// The empty-file-system reference (utilisation 0) updates a 1 %-sized range
+// of blocks at the pointer depth that holds most of the 80 % file
+// (idle_vlfs_depth.go): double indirect on any disk the sweep runs, so each
+// of its updates rewrites as many indirect blocks as one at 80 %. A small
+// file from block 0 would sit under the single indirect block and write one
+// block less per update (TestIdleEmptyDepth).
 
 // idleVLFSRows runs the VLFS points on one disk: the empty-file-system
 // latency, then compactor off and on at cfg.Utilization.
 func idleVLFSRows(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 	empty := map[int]float64{}
 	var rows []map[string]any
+	var ref ptrDepth
 	for _, b := range cfg.BurstKB {
-		img, file, err := vlfsImage(cfg, m, 0)
+		im, err := vlfsImage(cfg, m, 0)
 		if err != nil {
 			return nil, err
 		}
-		r, err := vlfsPoint(cfg, img, file, b, 0, false)
+		ref = im.g.depth(im.upd.base)
+		r, depths, err := vlfsPoint(cfg, im, b, 0, false)
 		if err != nil {
 			return nil, err
 		}
 		empty[b] = r.meanMs()
-		rows = append(rows, vlfsRow(r.row(m, 0, empty[b])))
+		rows = append(rows, vlfsRow(r.row(m, 0, empty[b]), depths, ref))
 	}
-	img, file, err := vlfsImage(cfg, m, cfg.Utilization)
+	im, err := vlfsImage(cfg, m, cfg.Utilization)
 	if err != nil {
 		return nil, err
 	}
 	for _, on := range []bool{false, true} {
 		for _, b := range cfg.BurstKB {
 			for _, idle := range cfg.IdleMs {
-				r, err := vlfsPoint(cfg, img, file, b, idle, on)
+				r, depths, err := vlfsPoint(cfg, im, b, idle, on)
 				if err != nil {
 					return nil, err
 				}
-				rows = append(rows, vlfsRow(r.row(m, cfg.Utilization, empty[b])))
+				rows = append(rows, vlfsRow(r.row(m, cfg.Utilization, empty[b]), depths, ref))
 				cfg.progress.Step(fmt.Sprintf("%s vlfs %d KiB bursts, idle %g ms", m.Name, b, idle))
 			}
 		}
@@ -55,61 +64,89 @@ func idleVLFSRows(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 	return rows, nil
 }
 
-func vlfsRow(row map[string]any) map[string]any {
+// vlfsRow marks a row as the file system's: update_depth is the pointer
+// depth most of its measured updates rewrote, reference_depth that of the
+// empty-file-system reference its vs_empty divides by.
+func vlfsRow(row map[string]any, depths depthCount, ref ptrDepth) map[string]any {
 	row["system"] = "vlfs"
+	row["update_depth"] = depths.most().String()
+	row["reference_depth"] = ref.String()
 	return row
 }
 
-// vlfsImage makes a file system whose file "f" fills u of the volume (or
-// 1 % of it for u = 0), fragmented like the logical disk's: written, then
-// updated at random (fsync'd) as many times as it has blocks.
-func vlfsImage(cfg IdleConfig, m *disk.Model, u float64) ([]byte, int64, error) {
+// vlfsImg is a file-system image with file "f" and the range of its blocks
+// the points update.
+type vlfsImg struct {
+	img []byte
+	upd blockRange
+	g   depthGeometry
+}
+
+// vlfsFileBlocks is the size in blocks of the file at utilisation u > 0
+// (of a file system with st's counts), leaving room for the metadata:
+// indirect blocks, inode blocks, log.
+func vlfsFileBlocks(st vlfs.StatFS, u float64) int64 {
+	return min(int64(float64(st.Blocks)*u), int64(st.Bfree)-int64(st.Blocks)/50)
+}
+
+// vlfsImage makes a file system whose file "f" fills u of the volume,
+// fragmented like the logical disk's: written, then updated at random
+// (fsync'd) as many times as it has blocks. For u = 0 the file has only a
+// range of 1 % of the volume (or the largest burst), at the pointer depth
+// that holds most of the file at cfg.Utilization, written and not
+// fragmented: the empty-file-system reference.
+func vlfsImage(cfg IdleConfig, m *disk.Model, u float64) (*vlfsImg, error) {
 	dev := device.NewMem(cfg.DiskBytes)
 	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Head: cfg.Head}); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	st, err := fs.StatFS()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	n := int64(float64(st.Blocks) * u)
-	if u == 0 {
-		n = int64(st.Blocks) / 100
+	im := &vlfsImg{g: newDepthGeometry(int(st.Bsize))}
+	if u > 0 {
+		im.upd = blockRange{n: vlfsFileBlocks(st, u)}
+	} else {
+		n := int64(st.Blocks) / 100
 		for _, b := range cfg.BurstKB {
 			n = max(n, int64(b/4))
 		}
+		n = min(n, int64(st.Bfree)-int64(st.Blocks)/50)
+		im.upd = im.g.depthMatched(im.g.fileDepth(vlfsFileBlocks(st, cfg.Utilization)), n)
 	}
-	// Leave room for the metadata: indirect blocks, inode blocks, log.
-	n = min(n, int64(st.Bfree)-int64(st.Blocks)/50)
 	a, err := fs.Create(vlfs.RootIno, "f", 0o644, 0, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
+	// Only the updated range is written: below it the file is a hole.
 	chunk := make([]byte, 256<<10)
-	for off := int64(0); off < n*4096; off += int64(len(chunk)) {
-		if _, err := fs.Write(a.Ino, off, chunk[:min(int64(len(chunk)), n*4096-off)]); err != nil {
-			return nil, 0, fmt.Errorf("writing the file: %w", err)
+	lo, hi := im.upd.base*4096, (im.upd.base+im.upd.n)*4096
+	for off := lo; off < hi; off += int64(len(chunk)) {
+		if _, err := fs.Write(a.Ino, off, chunk[:min(int64(len(chunk)), hi-off)]); err != nil {
+			return nil, fmt.Errorf("writing the file: %w", err)
 		}
 	}
 	if err := fs.Sync(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if u > 0 {
 		rng := rand.New(rand.NewSource(cfg.Seed + 1))
-		for i := int64(0); i < n; i++ {
-			if err := vlfsUpdate(fs, a.Ino, rng.Int63n(n)); err != nil {
-				return nil, 0, fmt.Errorf("fragmenting: %w", err)
+		for range im.upd.n {
+			if err := vlfsUpdate(fs, a.Ino, im.upd.base+rng.Int63n(im.upd.n)); err != nil {
+				return nil, fmt.Errorf("fragmenting: %w", err)
 			}
 		}
 	}
 	if err := fs.Close(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return dev.Bytes(), n, nil
+	im.img = dev.Bytes()
+	return im, nil
 }
 
 var vlfsBlock = make([]byte, 4096) // never written to
@@ -121,22 +158,25 @@ func vlfsUpdate(fs *vlfs.FS, ino vlfs.Ino, blk int64) error {
 	return fs.Fsync(ino, true)
 }
 
-// vlfsPoint runs bursts separated by idleMs on a copy of img.
-func vlfsPoint(cfg IdleConfig, img []byte, file int64, burstKB int, idleMs float64, on bool) (*idleResult, error) {
-	fs, err := vlfs.Mount(device.MemFrom(img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
+// vlfsPoint runs bursts separated by idleMs on a copy of im, updating
+// blocks of its range at random; it also counts the measured updates by
+// the pointer depth of their block.
+func vlfsPoint(cfg IdleConfig, im *vlfsImg, burstKB int, idleMs float64, on bool) (*idleResult, depthCount, error) {
+	var depths depthCount
+	fs, err := vlfs.Mount(device.MemFrom(im.img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
 	if err != nil {
-		return nil, err
+		return nil, depths, err
 	}
 	defer fs.Close()
 	a, err := fs.Lookup(vlfs.RootIno, "f")
 	if err != nil {
-		return nil, err
+		return nil, depths, err
 	}
 	t := fs.CompactTarget()
 	var c *compactor.Compactor
 	if on {
 		if c, err = compactor.New(t, cfg.Compactor); err != nil {
-			return nil, err
+			return nil, depths, err
 		}
 	}
 	per := burstKB / 4
@@ -152,13 +192,18 @@ func vlfsPoint(cfg IdleConfig, img []byte, file int64, burstKB int, idleMs float
 		}
 		s0 := fs.Stats().Vol
 		for range per {
-			if err := vlfsUpdate(fs, a.Ino, rng.Int63n(file)); err != nil {
-				return nil, fmt.Errorf("burst %d: %w", i, err)
+			blk := im.upd.base + rng.Int63n(im.upd.n)
+			if err := vlfsUpdate(fs, a.Ino, blk); err != nil {
+				return nil, depths, fmt.Errorf("burst %d: %w", i, err)
+			}
+			if measured {
+				depths.add(im.g, blk)
 			}
 		}
 		if measured {
 			s1 := fs.Stats().Vol
 			r.fg.Writes += s1.Writes - s0.Writes
+			r.fg.BlocksWritten += s1.BlocksWritten - s0.BlocksWritten
 			r.fg.Checkpoints += s1.Checkpoints - s0.Checkpoints
 			r.fg.Sim.LocateMs += s1.Sim.LocateMs - s0.Sim.LocateMs
 			r.latencyMs += t.NowMs() - arrive
@@ -169,7 +214,7 @@ func vlfsPoint(cfg IdleConfig, img []byte, file int64, burstKB int, idleMs float
 		if c == nil {
 			t.Idle(idleMs)
 		} else if wait, err = c.Think(idleMs); err != nil {
-			return nil, err
+			return nil, depths, err
 		}
 		if measured && c != nil {
 			r.waits.add(wait)
@@ -182,5 +227,5 @@ func vlfsPoint(cfg IdleConfig, img []byte, file int64, burstKB int, idleMs float
 		r.moved, r.stepMax = s.BlocksMoved-moved0, s.MaxStepMs
 	}
 	_, r.emptyTracksEnd = t.Space(nil)
-	return r, nil
+	return r, depths, nil
 }
