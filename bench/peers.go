@@ -122,7 +122,7 @@ func RunPeers(cfg PeersConfig) (*Report, error) {
 	rep := &Report{
 		Bench: "peers", Clock: ClockWall, Disk: cfg.Model.Params(),
 		Params:  peersParams(cfg),
-		Columns: []string{"target", "workload", "clock", "ops_s", "mb_s", "p50_ms", "p99_ms"},
+		Columns: []string{"target", "workload", "clock", "head_model", "ops_s", "mb_s", "p50_ms", "p99_ms"},
 	}
 	rep.Disk["preset"] = cfg.DiskName
 	env := probePeers(cfg)
