@@ -25,7 +25,7 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("mkfs", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	diskName := fl.String("disk", "st19101", "disk preset ("+strings.Join(disk.PresetNames(), ", ")+") or model file")
-	sizeText := fl.String("size", "1GiB", "image size: 512MiB, 1GiB, 4G (binary), 4GB (decimal); a block device keeps its size")
+	sizeText := fl.String("size", "1GiB", "image size: 512MiB, 1GiB, 4G (binary), 4GB (decimal); without it an existing file keeps its size, and a block device always does")
 	force := fl.Bool("force", false, "format even if IMAGE already holds a file system or other data")
 	quiet := fl.Bool("quiet", false, "no progress report")
 	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
@@ -92,6 +92,11 @@ func (m *mkfsJob) run() error {
 	existed, isDev, err := m.checkTarget()
 	if err != nil {
 		return err
+	}
+	// An existing file keeps its size unless --size says otherwise, as
+	// mke2fs does: a user who made a 4 GiB file expects a 4 GiB image.
+	if st, err := os.Stat(m.img); err == nil && existed && !isDev && !m.sizeSet && st.Size() > 0 {
+		m.size = st.Size()
 	}
 	if capacity := m.model.CapacityBytes(); !isDev && m.size > capacity {
 		fmt.Fprintf(m.stderr, "vlfs mkfs: the %s disk holds %s; the image is cut to that size\n", m.model.Name, sizeText(capacity))

@@ -114,3 +114,40 @@ func TestMkfsProfiledHead(t *testing.T) {
 		t.Fatalf("fsck after mkfs --head: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestMkfsKeepsFileSize formats existing files: without --size a file
+// keeps its size (as with mke2fs), with it the file is resized.
+func TestMkfsKeepsFileSize(t *testing.T) {
+	tests := []struct {
+		name string
+		have int64
+		args []string
+		want int64
+	}{
+		{"existing file keeps its size", 96 << 20, nil, 96 << 20},
+		{"--size resizes it", 96 << 20, []string{"--size", "64MiB"}, 64 << 20},
+		{"empty file gets the default", 0, nil, 1 << 30},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			img := filepath.Join(t.TempDir(), "a.img")
+			if err := os.WriteFile(img, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(img, tc.have); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"mkfs", "--quiet"}, tc.args...), img)
+			if code, out, errs := runCLI(t, args...); code != exitOK {
+				t.Fatalf("mkfs: exit %d\n%s%s", code, out, errs)
+			}
+			st, err := os.Stat(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Size() != tc.want {
+				t.Fatalf("image size %d, want %d", st.Size(), tc.want)
+			}
+		})
+	}
+}
