@@ -158,7 +158,12 @@ func (fs *FS) Sync() error {
 	return fs.syncAll()
 }
 
-// flusher commits in the background once dirty state is FlushInterval old.
+// flusher commits in the background so that no unforced change waits
+// longer than FlushInterval: it looks every tick (a quarter of the
+// interval) and commits once the oldest change would pass the interval
+// before the next look, so the commit starts between 3/4 of the interval
+// and the interval after that change (waiting for a full interval of age
+// let changes wait up to 5/4 of it).
 func (fs *FS) flusher() {
 	defer close(fs.stopped)
 	tick := max(fs.opts.FlushInterval/4, time.Millisecond)
@@ -171,7 +176,7 @@ func (fs *FS) flusher() {
 		case <-t.C:
 		}
 		fs.mu.Lock()
-		due := !fs.dirtySince.IsZero() && time.Since(fs.dirtySince) >= fs.opts.FlushInterval
+		due := !fs.dirtySince.IsZero() && time.Since(fs.dirtySince)+tick >= fs.opts.FlushInterval
 		fs.mu.Unlock()
 		if due {
 			if err := fs.syncAll(); err != nil {

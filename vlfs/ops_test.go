@@ -450,6 +450,36 @@ func TestBackgroundFlush(t *testing.T) {
 	}
 }
 
+// TestBackgroundFlushWithinInterval: an unforced change is committed no
+// later than FlushInterval after it was made. The flusher looks every
+// quarter interval; the change is made just after one of its looks (right
+// after a background commit), the worst case: waiting there for a full
+// interval of age made the change wait 5/4 of the interval.
+func TestBackgroundFlushWithinInterval(t *testing.T) {
+	const interval = 2 * time.Second
+	im := mountImage(t, newFormatted(t, 32<<20), Options{FlushInterval: interval})
+	fs := im.fs
+	waitCommit := func(after int64) time.Duration {
+		start := time.Now()
+		for fs.Stats().Commits == after && time.Since(start) < 2*interval {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if fs.Stats().Commits == after {
+			t.Fatalf("no background commit within %v", 2*interval)
+		}
+		return time.Since(start)
+	}
+	must(fs.Create(RootIno, "a", 0o644, 0, 0)).ok(t)
+	waitCommit(fs.Stats().Commits)
+	before := fs.Stats().Commits
+	must(fs.Create(RootIno, "b", 0o644, 0, 0)).ok(t)
+	took := waitCommit(before)
+	if took > interval+interval/8 {
+		t.Fatalf("background commit %v after the change, want at most the flush interval %v", took, interval)
+	}
+	t.Logf("committed %v after the change (interval %v)", took, interval)
+}
+
 // TestEmptyInodeBlocksFreed: once every inode of an inode block is gone,
 // the block is freed and dropped from the inode map.
 func TestEmptyInodeBlocksFreed(t *testing.T) {
