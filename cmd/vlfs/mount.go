@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
@@ -138,6 +140,20 @@ func (a *mountArgs) applyOptions() error {
 			a.logFile = val
 		case "compactor":
 			a.compactor = val
+		case "commit":
+			// like ext4's commit=: the longest an unforced change waits
+			// for the background commit
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil || !(f > 0) || f > 1e6 {
+				return fmt.Errorf("-o %s: want seconds > 0 (as commit=5 or commit=0.5)", o)
+			}
+			a.fsOpt.FlushInterval = time.Duration(f * float64(time.Second))
+		case "dirty_limit":
+			n, err := parseSize(val)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("-o %s: want a size > 0 (as dirty_limit=64MiB)", o)
+			}
+			a.fsOpt.DirtyLimitBytes = n
 		default:
 			return fmt.Errorf("unknown mount option %q (see docs/mounting.md)", o)
 		}

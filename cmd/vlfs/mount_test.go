@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
@@ -44,6 +45,29 @@ func TestParseMountArgs(t *testing.T) {
 		if a.image != "img" || a.dir != "dir" || a.fsOpt.Clock != tc.clock || a.fsOpt.ReadOnly != tc.ro ||
 			a.fuse.ReadOnly != tc.ro || a.fuse.AllowOther != tc.other || !filepath.IsAbs(a.fuse.FSName) {
 			t.Errorf("%q: parsed %+v", tc.args, a)
+		}
+	}
+}
+
+// TestMountBufferOptions: -o commit=SECONDS and -o dirty_limit=SIZE set
+// the background commit interval and the bound on buffered data, which
+// the mount command could not configure before; bad values are usage
+// errors.
+func TestMountBufferOptions(t *testing.T) {
+	a, code := parseMountArgs([]string{"img", "dir", "-o", "commit=0.5,dirty_limit=8MiB"}, &strings.Builder{})
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if a.fsOpt.FlushInterval != 500*time.Millisecond || a.fsOpt.DirtyLimitBytes != 8<<20 {
+		t.Fatalf("FlushInterval %v, DirtyLimitBytes %d", a.fsOpt.FlushInterval, a.fsOpt.DirtyLimitBytes)
+	}
+	a, code = parseMountArgs([]string{"img", "dir"}, &strings.Builder{})
+	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 {
+		t.Fatalf("defaults: exit %d, %+v", code, a.fsOpt)
+	}
+	for _, bad := range []string{"commit=0", "commit=-1", "commit=x", "commit=NaN", "dirty_limit=0", "dirty_limit=lots"} {
+		if _, code := parseMountArgs([]string{"img", "dir", "-o", bad}, &strings.Builder{}); code != exitUsage {
+			t.Errorf("-o %s: exit %d, want %d", bad, code, exitUsage)
 		}
 	}
 }
