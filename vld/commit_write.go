@@ -22,7 +22,10 @@ func (v *Volume) WriteCommit(data [][]byte, pieces []uint32, payload func(addrs 
 }
 
 // WriteCommitOpts is WriteCommit with placement hints for data (o.Near,
-// o.Replaces; o.Meta is implied).
+// o.Replaces). With o.Meta the data may use the reserve, as metadata
+// written by WriteBlocks may: a file system's inode blocks must commit on a
+// full disk, or the directory and indirect blocks already written into the
+// reserve could never be made reachable, and no delete could commit.
 func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, payload func(addrs []Addr) map[uint32][]byte) ([]Addr, error) {
 	for i, d := range data {
 		if len(d) != v.bs {
@@ -40,7 +43,7 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 		return nil, ErrReadOnly
 	}
 	n, k := len(data), len(pieces)
-	if need := int64(n + k); v.alloc.free-int64(n) < v.reserve || v.alloc.free < need {
+	if need := int64(n + k); (!o.Meta && v.alloc.free-int64(n) < v.reserve) || v.alloc.free < need {
 		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", n, v.alloc.free, v.reserve, ErrNoSpace)
 	}
 	defer v.endGatherLocked()

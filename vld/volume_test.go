@@ -151,6 +151,17 @@ func TestNoSpaceAndReserve(t *testing.T) {
 	if err := v.Commit(map[uint32][]byte{1: {1}}); err != nil {
 		t.Fatal(err)
 	}
+	// A write-commit of data is refused in the reserve; of metadata (a file
+	// system's inode blocks) it is not, or a full disk could commit nothing.
+	payload := func([]Addr) map[uint32][]byte { return map[uint32][]byte{2: {1}} }
+	if _, err := v.WriteCommit([][]byte{block(bs, 8)}, []uint32{2}, payload); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("data write-commit in the reserve: %v", err)
+	}
+	wc, err := v.WriteCommitOpts([][]byte{block(bs, 9)}, WriteOpts{Meta: true}, []uint32{2}, payload)
+	if err != nil {
+		t.Fatalf("meta write-commit in the reserve: %v", err)
+	}
+	live = append(live, wc...)
 	if err := v.Check(live); err != nil {
 		t.Fatal(err)
 	}
