@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -73,6 +74,15 @@ func setUp(f *os.File, path string, o FileOptions) (*File, error) {
 	return d, nil
 }
 
+// lockWait bounds how long lock retries a held lock. flock locks belong to
+// the open file description, and a child forked by any goroutine of this
+// process holds a copy of every descriptor until its exec closes them
+// (O_CLOEXEC), so an image closed and reopened while another goroutine
+// starts a process (fusermount3, fio) can find its own released lock still
+// held for that moment: a flaky "another process holds it" in parallel
+// tests. A lock held for real is still refused, after lockWait.
+const lockWait = 250 * time.Millisecond
+
 // lock takes a non-blocking flock. flock locks belong to the open file
 // description, so two OpenFile calls in one process conflict just as two
 // processes do.
@@ -81,13 +91,17 @@ func lock(f *os.File, path string, shared bool) error {
 	if shared {
 		how = unix.LOCK_SH | unix.LOCK_NB
 	}
-	for {
+	deadline := time.Now().Add(lockWait)
+	for pause := time.Millisecond; ; {
 		err := unix.Flock(int(f.Fd()), how)
 		switch {
 		case err == nil:
 			return nil
 		case err == unix.EINTR:
 			continue
+		case err == unix.EWOULDBLOCK && time.Now().Before(deadline):
+			time.Sleep(pause)
+			pause = min(2*pause, 20*time.Millisecond)
 		case err == unix.EWOULDBLOCK:
 			return fmt.Errorf("lock %s: another process or handle holds it: %w", path, ErrLocked)
 		default:

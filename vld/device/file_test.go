@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestOpenFileLocks(t *testing.T) {
@@ -222,4 +225,37 @@ func newImage(t *testing.T, size int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestLockOutlivesBriefDuplicate: a copy of the descriptor (what a child
+// forked by another goroutine holds until its exec) keeps a closed image's
+// flock for a moment; a reopen in that moment waits instead of failing,
+// and a lock still held after lockWait is refused.
+func TestLockOutlivesBriefDuplicate(t *testing.T) {
+	path := newImage(t, 8192)
+	a, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := unix.Dup(int(a.f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	go func() {
+		time.Sleep(lockWait / 5)
+		unix.Close(dup)
+	}()
+	b, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		t.Fatalf("reopen while a duplicate lived for %v: %v", lockWait/5, err)
+	}
+	defer b.Close()
+	t0 := time.Now()
+	if _, err := OpenFile(path, FileOptions{}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open of a held image: %v, want ErrLocked", err)
+	}
+	if d := time.Since(t0); d < lockWait {
+		t.Fatalf("refused after %v, before lockWait %v", d, lockWait)
+	}
 }
