@@ -57,3 +57,17 @@ func toErrno(err error) (errno syscall.Errno, known bool) {
 func shouldLog(err error, known bool) bool {
 	return !known || errors.Is(err, vlfs.ErrCorrupt) || errors.Is(err, vlfs.ErrNeedsRepair)
 }
+
+// repairHint is what a fault's log line adds when the image itself is
+// damaged: the mount stays up and answers EIO for what it cannot read,
+// but only an offline fsck repairs it (mount checks the superblock,
+// checkpoint, log, root inode and orphans, not every block).
+func repairHint(err error, image string) string {
+	if !errors.Is(err, vlfs.ErrCorrupt) && !errors.Is(err, vlfs.ErrNeedsRepair) {
+		return ""
+	}
+	if image == "" {
+		image = "IMAGE"
+	}
+	return "; the image is damaged: unmount it, then run vlfs fsck --repair " + image
+}

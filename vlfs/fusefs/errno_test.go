@@ -43,3 +43,21 @@ func TestToErrno(t *testing.T) {
 		}
 	}
 }
+
+func TestRepairHint(t *testing.T) {
+	tests := []struct {
+		err   error
+		image string
+		want  string
+	}{
+		{fmt.Errorf("dir block 9: %w", vlfs.ErrCorrupt), "/x/img", "; the image is damaged: unmount it, then run vlfs fsck --repair /x/img"},
+		{vlfs.ErrNeedsRepair, "", "; the image is damaged: unmount it, then run vlfs fsck --repair IMAGE"},
+		{vlfs.ErrNoSpace, "/x/img", ""},
+		{errors.New("something else"), "/x/img", ""},
+	}
+	for _, tc := range tests {
+		if got := repairHint(tc.err, tc.image); got != tc.want {
+			t.Errorf("%v, %q: %q, want %q", tc.err, tc.image, got, tc.want)
+		}
+	}
+}

@@ -88,7 +88,7 @@ var errPanic = syscall.EIO
 func (s *Server) fail(req fuse.Request, err error) {
 	errno, known := toErrno(err)
 	if shouldLog(err, known) && err != errPanic {
-		s.opt.Logf("fusefs: %v: %v (answered %v)", req, err, errno)
+		s.opt.Logf("fusefs: %v: %v (answered %v)%s", req, err, errno, repairHint(err, s.opt.Image))
 	}
 	if s.opt.Debug != nil {
 		s.opt.Debug(fmt.Sprintf("-> [ID=%v] error %v: %v", req.Hdr().ID, errno, err))
