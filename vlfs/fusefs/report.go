@@ -48,6 +48,8 @@ type Report struct {
 	FUSE         map[string]OpCount `json:"fuse,omitempty"` // requests by opcode
 	FUSERequests int64              `json:"fuse_requests"`
 	Readers      int                `json:"fuse_readers,omitempty"`
+	// ReadaheadKB is the kernel's read-ahead window of the mount (bdi.go).
+	ReadaheadKB int `json:"kernel_readahead_kb,omitempty"`
 }
 
 // OpBytes count one kind of file-system operation.
@@ -118,5 +120,6 @@ func (s *Server) Report() Report {
 		r.FUSERequests += c.Count
 	}
 	_, r.Readers = s.pool.size()
+	r.ReadaheadKB = s.readaheadKB
 	return r
 }

@@ -13,12 +13,16 @@ import (
 
 // Server answers the kernel's requests for one mount of one vlfs.FS.
 type Server struct {
-	fs      *vlfs.FS
-	conn    *fuse.Conn
-	dir     string
-	connID  string // name under /sys/fs/fuse/connections, "" if unknown
-	opt     Options
-	started time.Time
+	fs     *vlfs.FS
+	conn   *fuse.Conn
+	dir    string
+	connID string // name under /sys/fs/fuse/connections, "" if unknown
+	// readaheadKB is the mount's read-ahead window (bdi.go), 0 if unknown;
+	// readaheadErr says why it could not be widened.
+	readaheadKB  int
+	readaheadErr error
+	opt          Options
+	started      time.Time
 
 	ops     counters
 	pool    pool
@@ -48,6 +52,10 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 	s := Serve(c, abs, fsys, o)
 	if e, ok, _ := mountinfo.Find(abs); ok {
 		s.connID = e.ConnID()
+		// An error leaves the kernel's window: more READs, nothing else.
+		s.readaheadKB, s.readaheadErr = raiseReadahead(BDIDir, e.Dev, o.MaxReadahead>>10)
+	} else {
+		s.readaheadErr = fmt.Errorf("%s not found in %s", abs, mountinfo.Path)
 	}
 	s.disablePoll()
 	return s, nil
@@ -65,6 +73,11 @@ func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	s.pool.start(o.Readers, o.MaxReaders, s.reader)
 	return s
 }
+
+// Readahead is the kernel's read-ahead window of the mount in KiB as Mount
+// left it (0: unknown), and why Mount could not widen it, if it could not
+// (not root, or a read-only /sys).
+func (s *Server) Readahead() (kb int, err error) { return s.readaheadKB, s.readaheadErr }
 
 // Dir is the mount point.
 func (s *Server) Dir() string { return s.dir }
