@@ -243,12 +243,12 @@ func TestLockOutlivesBriefDuplicate(t *testing.T) {
 	}
 	a.Close()
 	go func() {
-		time.Sleep(lockWait / 5)
+		time.Sleep(lockWait / 10)
 		unix.Close(dup)
 	}()
 	b, err := OpenFile(path, FileOptions{})
 	if err != nil {
-		t.Fatalf("reopen while a duplicate lived for %v: %v", lockWait/5, err)
+		t.Fatalf("reopen while a duplicate lived for %v: %v", lockWait/10, err)
 	}
 	defer b.Close()
 	t0 := time.Now()
