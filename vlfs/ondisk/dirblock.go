@@ -38,8 +38,11 @@ func DirCapacity(bs int) int { return bs - BlockHeaderSize }
 
 // ValidName reports whether name may be stored in a directory.
 func ValidName(name string) bool {
+	// Two IndexByte scans, not ContainsAny: every name of a directory block
+	// is checked again each time the block is encoded, and ContainsAny
+	// builds a byte set per call (2 % of all CPU in an in-process varmail run).
 	return len(name) > 0 && len(name) <= MaxNameLen && name != "." && name != ".." &&
-		!strings.ContainsAny(name, "/\x00")
+		strings.IndexByte(name, '/') < 0 && strings.IndexByte(name, 0) < 0
 }
 
 // EncodeDir writes a directory block of inode owner holding ents into b.
