@@ -49,7 +49,10 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
-	s := Serve(c, abs, fsys, o)
+	// What Mount learns of the mount is set before the readers start, so
+	// that no request (the stats file reports it) races with it. Reading
+	// the mount table and /sys touches nothing of the mount itself.
+	s := newServer(c, abs, fsys, o)
 	if e, ok, _ := mountinfo.Find(abs); ok {
 		s.connID = e.ConnID()
 		// An error leaves the kernel's window: more READs, nothing else.
@@ -57,6 +60,7 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 	} else {
 		s.readaheadErr = fmt.Errorf("%s not found in %s", abs, mountinfo.Path)
 	}
+	s.start()
 	s.disablePoll()
 	return s, nil
 }
@@ -64,15 +68,23 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 // Serve starts answering requests on a connection that is already mounted
 // on dir, in o.Readers goroutines, and returns at once.
 func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
+	s := newServer(c, dir, fsys, o)
+	s.start()
+	return s
+}
+
+func newServer(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
 	s.handles.init()
 	s.stamps.init()
 	s.ra.open(o.Image, o.ImageReadahead)
 	s.bufs.New = func() any { b := make([]byte, maxIOSize); return &b }
-	s.pool.start(o.Readers, o.MaxReaders, s.reader)
 	return s
 }
+
+// start starts the readers.
+func (s *Server) start() { s.pool.start(s.opt.Readers, s.opt.MaxReaders, s.reader) }
 
 // Readahead is the kernel's read-ahead window of the mount in KiB as Mount
 // left it (0: unknown), and why Mount could not widen it, if it could not
