@@ -78,7 +78,11 @@ func (r Report) textFUSE(w io.Writer) {
 		fmt.Fprintf(w, "FUSE requests: none (not mounted)\n")
 		return
 	}
-	fmt.Fprintf(w, "FUSE request\tcount\terrors\tmean wall µs\t(total %d, %d readers, read-ahead %d KiB)\n", r.FUSERequests, r.Readers, r.ReadaheadKB)
+	ra := ""
+	if r.ReadaheadKB > 0 {
+		ra = fmt.Sprintf(", read-ahead %d KiB", r.ReadaheadKB)
+	}
+	fmt.Fprintf(w, "FUSE request\tcount\terrors\tmean wall µs\t(total %d, %d readers%s)\n", r.FUSERequests, r.Readers, ra)
 	for _, k := range sortedKeys(r.FUSE) {
 		c := r.FUSE[k]
 		fmt.Fprintf(w, "  %s\t%d\t%d\t%.1f\n", k, c.Count, c.Errors, c.WallUsMean)

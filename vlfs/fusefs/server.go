@@ -3,6 +3,7 @@ package fusefs
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,12 +54,19 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 	// that no request (the stats file reports it) races with it. Reading
 	// the mount table and /sys touches nothing of the mount itself.
 	s := newServer(c, abs, fsys, o)
-	if e, ok, _ := mountinfo.Find(abs); ok {
+	switch e, ok, err := mountinfo.Find(abs); {
+	case err != nil:
+		s.readaheadErr = err
+	case !ok:
+		s.readaheadErr = fmt.Errorf("%s not found in %s", abs, mountinfo.Path)
+	case !strings.HasPrefix(e.FSType, "fuse"):
+		s.connID = e.ConnID()
+		// Never widen another device's window on a surprise entry.
+		s.readaheadErr = fmt.Errorf("%s is %s in %s, not a FUSE mount", abs, e.FSType, mountinfo.Path)
+	default:
 		s.connID = e.ConnID()
 		// An error leaves the kernel's window: more READs, nothing else.
 		s.readaheadKB, s.readaheadErr = raiseReadahead(BDIDir, e.Dev, o.MaxReadahead>>10)
-	} else {
-		s.readaheadErr = fmt.Errorf("%s not found in %s", abs, mountinfo.Path)
 	}
 	s.start()
 	s.disablePoll()
