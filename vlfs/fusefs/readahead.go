@@ -90,13 +90,27 @@ func (ra *imageReadahead) after(fsys *vlfs.FS, n vlfs.Ino, off, size int64) {
 	if !ok {
 		return
 	}
-	rs, err := fsys.DeviceRanges(n, from, to-from, maxHintRanges)
+	rs, covered, err := fsys.DeviceRanges(n, from, to-from, maxHintRanges)
 	if err != nil {
-		return
+		covered = from
+	}
+	if covered < to {
+		ra.shortOf(n, to, covered)
 	}
 	fd := int(ra.f.Fd())
 	for _, r := range rs {
 		_ = unix.Fadvise(fd, r.Off, r.Len, unix.FADV_WILLNEED)
+	}
+}
+
+// shortOf records that a hint planned up to file offset to reached only
+// covered (maxHintRanges cut it short: a window of a file in short runs),
+// so that the next READ hints the rest instead of leaving it unhinted.
+func (ra *imageReadahead) shortOf(n vlfs.Ino, to, covered int64) {
+	ra.mu.Lock()
+	defer ra.mu.Unlock()
+	if st := ra.m[n]; st != nil && st.hinted == to {
+		st.hinted = covered
 	}
 }
 

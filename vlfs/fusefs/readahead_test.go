@@ -65,3 +65,28 @@ func TestReadaheadPlan(t *testing.T) {
 		t.Error("no image: planned a hint")
 	}
 }
+
+// TestReadaheadShortHint: a hint that maxHintRanges cut short leaves the
+// rest of the window to the next READ, rather than marking it hinted.
+func TestReadaheadShortHint(t *testing.T) {
+	const w = 1 << 20
+	const k = 128 << 10
+	ra := &imageReadahead{}
+	img := filepath.Join(t.TempDir(), "img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ra.open(img, w)
+	defer ra.close()
+	if from, to, ok := ra.plan(2, 0, k); !ok || from != k || to != k+w {
+		t.Fatalf("first READ: hint %v [%d, %d)", ok, from, to)
+	}
+	ra.shortOf(2, k+w, k+w/8)
+	if from, to, ok := ra.plan(2, k, k); !ok || from != k+w/8 || to != 2*k+w {
+		t.Errorf("after a short hint: hint %v [%d, %d), want [%d, %d)", ok, from, to, k+w/8, 2*k+w)
+	}
+	ra.shortOf(2, k+w, k) // stale: a later plan moved on; nothing changes
+	if _, _, ok := ra.plan(2, 2*k, k); ok {
+		t.Error("a stale short hint pulled the window back")
+	}
+}
