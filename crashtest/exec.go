@@ -5,13 +5,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
 // executor applies ops to a mounted file system, resolving paths from the
 // root on every call (as a process would with open/openat).
 type executor struct {
-	fs *vlfs.FS
+	fs    *vlfs.FS
+	moved *int64 // if set, compact ops add the blocks they moved
 }
 
 // resolve walks path from the root.
@@ -53,6 +55,8 @@ func (e executor) do(op Op, tag int) error {
 		return e.rename(op)
 	case "sync":
 		return e.fs.Sync()
+	case "compact":
+		return e.compact(op)
 	default:
 		return e.onInode(op, tag)
 	}
@@ -112,6 +116,42 @@ func (e executor) rename(op Op) error {
 		return err
 	}
 	return e.fs.Rename(od, on, nd, nn, 0)
+}
+
+// Steps of a compact op: the default, and the most a workload may ask.
+const (
+	defaultCompactSteps = 24
+	maxCompactSteps     = 10000
+)
+
+// compact runs the idle-time compactor for the op's number of steps
+// (default defaultCompactSteps), or until it has nothing left to do. Its
+// target is every track empty, which it never reaches, so it moves all it
+// can; small steps make many commits, and so many crash points, inside
+// the moves. Each move is durable before the old copy is freed
+// (docs/compactor.md): a crash anywhere must recover a history state.
+func (e executor) compact(op Op) error {
+	steps := int64(defaultCompactSteps)
+	if len(op.Args) == 1 {
+		steps = op.num(0)
+	}
+	c, err := compactor.New(e.fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 2})
+	if err != nil {
+		return err
+	}
+	for range steps {
+		done, err := c.Step()
+		if err != nil {
+			return err
+		}
+		if done {
+			break
+		}
+	}
+	if e.moved != nil {
+		*e.moved += c.Stats().BlocksMoved
+	}
+	return nil
 }
 
 // onInode runs the ops that act on the inode at Args[0].

@@ -207,7 +207,7 @@ func (k *killer) checkImage(when string) error {
 	if err := fs.Check(); err != nil {
 		k.fail("%s: fsck: %v", when, err)
 	}
-	ex := executor{fs}
+	ex := executor{fs: fs}
 	for _, name := range k.order {
 		k.verified++
 		ino, err := ex.resolve(name)

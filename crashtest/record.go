@@ -15,6 +15,7 @@ type Recording struct {
 	Dev    *device.Crash
 	Oracle Oracle
 	Errs   []error // per recorded op: what it returned (nil = success)
+	Moved  int64   // blocks the workload's compact ops moved
 }
 
 // noClose keeps a file system from closing a device the harness reuses.
@@ -50,7 +51,7 @@ func baseImage(w Workload, size int64) (*device.Mem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mounting the fresh image: %w", err)
 	}
-	ex := executor{fs}
+	ex := executor{fs: fs}
 	for i, op := range w.Setup {
 		if err := ex.do(op, i); err != nil {
 			fs.Close()
@@ -100,7 +101,7 @@ func (r *Recording) run(fs *vlfs.FS, w Workload) error {
 	if err := r.point(fs, "setup", nil); err != nil {
 		return err
 	}
-	ex := executor{fs}
+	ex := executor{fs: fs, moved: &r.Moved}
 	for i, op := range w.Ops {
 		err := ex.do(op, len(w.Setup)+i)
 		r.Errs = append(r.Errs, err)

@@ -8,10 +8,13 @@ import (
 
 // Result is the summary of a run, as `vlfs crashtest --json` prints it.
 type Result struct {
-	Workloads   int       `json:"workloads"`
-	CrashStates int       `json:"crash_states"`
-	Failures    int       `json:"failures"` // failing crash states
-	Seconds     float64   `json:"seconds"`
+	Workloads   int     `json:"workloads"`
+	CrashStates int     `json:"crash_states"`
+	Failures    int     `json:"failures"` // failing crash states
+	Seconds     float64 `json:"seconds"`
+	// BlocksMoved counts the blocks that compact ops moved (workloads
+	// without compact ops: 0, left out of the JSON).
+	BlocksMoved int64     `json:"blocks_moved,omitempty"`
 	Errors      []string  `json:"errors,omitempty"` // workloads that could not run
 	Reports     []*Report `json:"-"`                // the first failing workloads, shrunk
 }
@@ -66,6 +69,7 @@ func Run(ws []Workload, cfg Config) Result {
 	for i, r := range results {
 		res.CrashStates += r.States
 		res.Failures += r.Failing
+		res.BlocksMoved += r.Moved
 		if errs[i] != nil {
 			res.Errors = append(res.Errors, errs[i].Error())
 		}

@@ -57,6 +57,9 @@ func specOf(kind string) (opSpec, bool) {
 		"fsync":       {min: 1, max: 1, persist: true},
 		"fdatasync":   {min: 1, max: 1, persist: true},
 		"sync":        {min: 0, max: 0, persist: true},
+		// Not a persistence point: the compactor commits what it moves
+		// (and the foreground state with it), but promises nothing.
+		"compact": {min: 0, max: 1, nums: []int{0}},
 	}[kind]
 	return s, ok
 }
@@ -81,9 +84,15 @@ func parseOp(line string) (Op, error) {
 		return Op{}, fmt.Errorf("%s takes %d-%d arguments, got %d: %w", op.Kind, spec.min, spec.max, len(op.Args), ErrBadWorkload)
 	}
 	for _, i := range spec.nums {
+		if i >= len(op.Args) {
+			continue // an optional argument left out
+		}
 		if n, err := strconv.ParseInt(op.Args[i], 10, 64); err != nil || n < 0 || n > maxOffset {
 			return Op{}, fmt.Errorf("%s: argument %q is not a number in [0, %d]: %w", op.Kind, op.Args[i], maxOffset, ErrBadWorkload)
 		}
+	}
+	if op.Kind == "compact" && len(op.Args) == 1 && op.num(0) > maxCompactSteps {
+		return Op{}, fmt.Errorf("compact of %d steps: at most %d: %w", op.num(0), maxCompactSteps, ErrBadWorkload)
 	}
 	if op.Kind == "write" && op.num(2) > maxWrite {
 		return Op{}, fmt.Errorf("write of %d bytes: at most %d: %w", op.num(2), maxWrite, ErrBadWorkload)

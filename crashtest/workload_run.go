@@ -26,6 +26,7 @@ type WorkloadResult struct {
 	States   int       // crash states checked
 	Failing  int       // crash states that broke a rule
 	Failures []Failure // at most one per rule and flush count, in state order
+	Moved    int64     // blocks moved by compact ops, over all modes
 }
 
 // CheckWorkload records w in each of cfg.Modes and checks its crash states
@@ -58,6 +59,7 @@ func checkMode(w Workload, mode string, cfg Config, res *WorkloadResult) (err er
 	if err != nil {
 		return fmt.Errorf("workload %s (%s): %w", w.Name, mode, err)
 	}
+	res.Moved += rec.Moved
 	states, err := rec.states(cfg)
 	if err != nil {
 		return fmt.Errorf("workload %s (%s): %w", w.Name, mode, err)

@@ -2,6 +2,8 @@ package crashtest
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -27,6 +29,14 @@ func TestParseWorkload(t *testing.T) {
 		{"bad falloc flag", "falloc A/f 0 10 punch"},
 		{"bad mode", "chmod A/f 999"},
 		{"two markers", "mkdir A\n---\n---\n"},
+		{"compact: not a number", "compact all"},
+		{"compact: too many steps", "compact 10001"},
+		{"compact: two arguments", "compact 5 5"},
+	}
+	for _, text := range []string{"compact", "compact 0", "compact 10000"} {
+		if w, err := ParseWorkloadString(text); err != nil || len(w.Ops) != 1 || w.Ops[0].IsPersist() {
+			t.Errorf("%q: %+v, %v (want one op, not a persistence point)", text, w, err)
+		}
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -35,4 +45,23 @@ func TestParseWorkload(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseWorkload: see fuzzParseWorkload.
+func FuzzParseWorkload(f *testing.F) {
+	ex, _ := filepath.Glob("../testdata/crash/examples/*.wl")
+	for _, p := range ex {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, w := range Compact()[:2] {
+		f.Add([]byte(w.String()))
+	}
+	f.Add([]byte("compact\nwrite A 0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := fuzzParseWorkload(data); err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+	})
 }

@@ -3,9 +3,9 @@ package vlfs
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime/metrics"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -14,12 +14,10 @@ import (
 // target FuzzMountCorrupt (fuzz_test.go) and the go-fuzz adapter
 // FuzzGoMountCorrupt (gofuzz.go).
 
-// Limits of one fuzz input. A hang is reported by a panic from a timer
-// (both engines treat it as a crasher).
-const (
-	fuzzAllocLimit = 256 << 20
-	fuzzHangLimit  = 20 * time.Second
-)
+// fuzzHangLimit is how long one input of fuzzMount or fuzzOpsModel may
+// run before a timer panics (a hang; both engines treat the panic as a
+// crasher). Each input may also allocate at most fuzzlimit.AllocLimit.
+const fuzzHangLimit = 20 * time.Second
 
 // fuzzBaseImage returns a small populated image for fuzzMount to damage:
 // a 2 MiB volume with a directory of 20 files (data, xattrs), a symlink
@@ -83,17 +81,7 @@ func fuzzPopulate(fs *FS) error {
 // the operations may fail but must not panic. It returns 1 when the
 // damaged image mounted.
 func fuzzMount(img, damage []byte) (int, error) {
-	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
-	defer hang.Stop()
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	n, err := fuzzMountOnce(img, damage)
-	metrics.Read(s)
-	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
-		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
-	}
-	return n, err
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzMountOnce(img, damage) })
 }
 
 func fuzzMountOnce(img, damage []byte) (int, error) {

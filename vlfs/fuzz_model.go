@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"runtime/metrics"
 	"slices"
 	"sort"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -28,17 +28,7 @@ import (
 // go-fuzz's score (1: the input ran operations) and an error when a
 // property fails.
 func fuzzOpsModel(data []byte) (int, error) {
-	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
-	defer hang.Stop()
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	n, err := fuzzOpsModelOnce(data)
-	metrics.Read(s)
-	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
-		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
-	}
-	return n, err
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzOpsModelOnce(data) })
 }
 
 func fuzzOpsModelOnce(data []byte) (int, error) {

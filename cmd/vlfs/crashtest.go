@@ -56,7 +56,7 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	a := &crashtestArgs{}
 	fl := flag.NewFlagSet("crashtest", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.StringVar(&a.workloads, "workloads", "", "generated workloads: seq1 (all), seq2 or seq3 (a --sample)")
+	fl.StringVar(&a.workloads, "workloads", "", "generated workloads: seq1 (all), seq2 or seq3 (a --sample), or compact (seq-1 ops with the idle-time compactor before or after the persistence point)")
 	fl.StringVar(&a.workload, "workload", "", "run one workload file (format: docs/crashtest.md)")
 	fl.IntVar(&a.sample, "sample", 2000, "how many seq2/seq3 workloads to draw")
 	fl.IntVar(&a.first, "first", 0, "run only the first N workloads (0: all)")
@@ -71,7 +71,7 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	fl.StringVar(&a.dir, "dir", "", "work directory of --kill (default: a temporary one, removed when all passes)")
 	fl.BoolVar(&a.asJSON, "json", false, "print the summary as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs crashtest (--workloads seq1|seq2|seq3 [--sample N] | --workload FILE [--state S]) [--subsets N] [--seed S] [-j N] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs crashtest (--workloads seq1|seq2|seq3|compact [--sample N] | --workload FILE [--state S]) [--subsets N] [--seed S] [-j N] [--json]")
 		fmt.Fprintln(stderr, "       vlfs crashtest --kill N [--seed S] [--dir DIR] [--json]")
 		fmt.Fprintln(stderr, "exit codes: 0 all crash states passed, 4 failures found, 2 usage, 8 could not run")
 		fl.PrintDefaults()
@@ -99,13 +99,15 @@ func (a *crashtestArgs) load() ([]crashtest.Workload, error) {
 		ws = []crashtest.Workload{w}
 	case "seq1":
 		ws = crashtest.Seq1()
+	case "compact":
+		ws = crashtest.Compact()
 	case "seq2", "seq3":
 		var err error
 		if ws, err = crashtest.SeqSample(int(a.workloads[3]-'0'), a.sample, a.seed); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("--workloads %q: want seq1, seq2 or seq3", a.workloads)
+		return nil, fmt.Errorf("--workloads %q: want seq1, seq2, seq3 or compact", a.workloads)
 	}
 	if a.first > 0 && a.first < len(ws) {
 		ws = ws[:a.first]
@@ -124,7 +126,11 @@ func printCrashResult(res crashtest.Result, asJSON bool, stdout, stderr io.Write
 		json.NewEncoder(stdout).Encode(res)
 		return
 	}
-	fmt.Fprintf(stdout, "%d workloads, %d crash states, %d failures, %.1f s\n", res.Workloads, res.CrashStates, res.Failures, res.Seconds)
+	moved := ""
+	if res.BlocksMoved > 0 {
+		moved = fmt.Sprintf(", %d blocks moved by the compactor", res.BlocksMoved)
+	}
+	fmt.Fprintf(stdout, "%d workloads, %d crash states, %d failures%s, %.1f s\n", res.Workloads, res.CrashStates, res.Failures, moved, res.Seconds)
 }
 
 // printReport prints one failing workload: its failures, the shrunk

@@ -92,3 +92,29 @@ func TestCrashtestKill(t *testing.T) {
 		t.Errorf("summary %s (%v)", out, err)
 	}
 }
+
+// TestCrashtestCompact runs compaction workloads through the CLI: the
+// compactor must have moved blocks (said in --json and in the text), and
+// no crash state may fail.
+func TestCrashtestCompact(t *testing.T) {
+	code, out, errs := runCLI(t, "crashtest", "--workloads", "compact", "--first", "2", "--json", "--save", "")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var res struct {
+		Workloads   int   `json:"workloads"`
+		CrashStates int   `json:"crash_states"`
+		Failures    int   `json:"failures"`
+		BlocksMoved int64 `json:"blocks_moved"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.Workloads != 2 || res.Failures != 0 || res.BlocksMoved == 0 || res.CrashStates < 2 {
+		t.Errorf("summary %s", out)
+	}
+	code, out, errs = runCLI(t, "crashtest", "--workload", "../../testdata/crash/examples/compact-moves.wl", "--save", "")
+	if code != exitOK || !strings.Contains(out, "blocks moved by the compactor") || !strings.Contains(out, " 0 failures") {
+		t.Errorf("compact-moves.wl: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"runtime/metrics"
 	"time"
+
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
 
 // fuzzParse is the fuzz target of the model JSON reader, shared by the
@@ -15,28 +16,15 @@ import (
 // FuzzGoParse (gofuzz.go). Parse must never panic; what it accepts must
 // survive a round trip, give finite seek times and build a layout or a
 // clean error whose layout serves a request; no input may allocate more
-// than fuzzAllocLimit or run longer than fuzzHangLimit. It returns go-fuzz's score (1: a model parsed) and
-// an error when a property fails.
+// than fuzzlimit.AllocLimit or run longer than fuzzHangLimit. It returns
+// go-fuzz's score (1: a model parsed) and an error when a property fails.
 func fuzzParse(data []byte) (int, error) {
-	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
-	defer hang.Stop()
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	n, err := fuzzParseModel(data)
-	metrics.Read(s)
-	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
-		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
-	}
-	return n, err
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzParseModel(data) })
 }
 
-// Limits of one input: the most it may allocate, and how long it may run
-// before a timer panics (a hang: the native engine has no time limit).
-const (
-	fuzzAllocLimit = 256 << 20
-	fuzzHangLimit  = 10 * time.Second
-)
+// fuzzHangLimit is how long one input may run before a timer panics (a
+// hang: the native engine has no time limit).
+const fuzzHangLimit = 10 * time.Second
 
 func fuzzParseModel(data []byte) (int, error) {
 	m, err := Parse(data)

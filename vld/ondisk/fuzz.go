@@ -2,8 +2,9 @@ package ondisk
 
 import (
 	"fmt"
-	"runtime/metrics"
 	"time"
+
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
 
 // This file holds the fuzz targets of the package, one function per
@@ -12,33 +13,14 @@ import (
 // the gofuzz tag). Each returns go-fuzz's score (1: the input decoded) and
 // an error when a property fails: what a decoder accepts must re-encode
 // (and decode again), and no input may make it allocate more than
-// fuzzAllocLimit. A decoder panic propagates: both engines report it.
+// fuzzlimit.AllocLimit. A decoder panic propagates: both engines report it.
 // Each target decodes the bytes as given and a copy with a valid CRC, so
 // that mutations get past the checksum and reach the field checks.
 
-// Limits of one input: the most it may make a decoder allocate, and how
-// long it may run before a timer panics (a hang; the native engine has no
-// time limit of its own, and both engines report the panic).
-const (
-	fuzzAllocLimit = 256 << 20
-	fuzzHangLimit  = 10 * time.Second
-)
-
-// fuzzAllocs runs fn and fails if it allocated more than fuzzAllocLimit
-// or panics if it ran longer than fuzzHangLimit.
-func fuzzAllocs(fn func() (int, error)) (int, error) {
-	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
-	defer hang.Stop()
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	n, err := fn()
-	metrics.Read(s)
-	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
-		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
-	}
-	return n, err
-}
+// fuzzHangLimit is how long one input may run before a timer panics (a
+// hang; the native engine has no time limit of its own, and both engines
+// report the panic).
+const fuzzHangLimit = 10 * time.Second
 
 // fuzzVariants returns b and a copy with its trailing CRC recomputed.
 func fuzzVariants(b []byte) [][]byte {
@@ -53,7 +35,7 @@ func fuzzVariants(b []byte) [][]byte {
 // fuzzDecode runs decode on both variants; reencode (may be nil) checks
 // what decoded.
 func fuzzDecode[T any](data []byte, decode func([]byte) (T, error), reencode func(T, int) error) (int, error) {
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range fuzzVariants(data) {
 			v, err := decode(x)

@@ -3,15 +3,32 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
 
-// fuzzDecode is the profile decoder's fuzz target for go-fuzz (gofuzz.go):
-// Decode must never panic, its errors wrap ErrCorrupt, and a profile it
-// accepts must survive what a consumer does (Summarize, every Row) and
-// encode again. The native FuzzDecode (profile_test.go) asserts the same
-// in its own body. It returns go-fuzz's score (1: the input decoded) and
-// an error when a property fails.
+// This file holds the fuzz targets of the package, shared by the native
+// targets FuzzDecode (profile_test.go) and FuzzIdentify (safety_test.go)
+// and their go-fuzz adapters FuzzGoDecode and FuzzGoIdentify (gofuzz.go).
+// Each returns go-fuzz's score and an error when a property fails; no
+// input may allocate more than fuzzlimit.AllocLimit or run longer than
+// fuzzHangLimit.
+
+// fuzzHangLimit is how long one input may run before a timer panics (a
+// hang; the native engine has no time limit of its own, and both engines
+// report the panic).
+const fuzzHangLimit = 10 * time.Second
+
+// fuzzDecode is the profile decoder's fuzz target: Decode must never
+// panic, its errors wrap ErrCorrupt, and a profile it accepts must survive
+// what a consumer does (Summarize, every Row) and encode again. Its score
+// is 1 when the input decoded.
 func fuzzDecode(data []byte) (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzDecodeOnce(data) })
+}
+
+func fuzzDecodeOnce(data []byte) (int, error) {
 	p, err := Decode(data)
 	if err != nil {
 		if !errors.Is(err, ErrCorrupt) {
@@ -27,4 +44,15 @@ func fuzzDecode(data []byte) (int, error) {
 		return 0, fmt.Errorf("valid profile does not encode: %w", err)
 	}
 	return 1, nil
+}
+
+// fuzzIdentify is Identify's fuzz target: Identify must not panic on any
+// bytes. Its score is 1 when the bytes were identified.
+func fuzzIdentify(data []byte) (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+		if Identify(data) != "" {
+			return 1, nil
+		}
+		return 0, nil
+	})
 }

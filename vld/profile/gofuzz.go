@@ -13,12 +13,13 @@ func FuzzGoDecode(data []byte) int {
 	return n
 }
 
-// FuzzGoIdentify is the go-fuzz adapter of FuzzIdentify: Identify must not
-// panic on any bytes.
+// FuzzGoIdentify is the go-fuzz adapter of FuzzIdentify: fuzzIdentify, a
+// failed property turned into a panic (a crasher).
 // make go-fuzz TARGET=vld/profile.FuzzIdentify builds and runs it.
 func FuzzGoIdentify(data []byte) int {
-	if Identify(data) != "" {
-		return 1
+	n, err := fuzzIdentify(data)
+	if err != nil {
+		panic(err)
 	}
-	return 0
+	return n
 }

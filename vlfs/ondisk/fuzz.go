@@ -3,8 +3,9 @@ package ondisk
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime/metrics"
 	"time"
+
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
 
 // This file holds the fuzz targets of the package, one function per
@@ -14,36 +15,18 @@ import (
 // score (1: the input decoded, keep it in the corpus; 0 otherwise) and an
 // error when a property fails: whatever a decoder accepts must re-encode
 // to something it accepts again, and no input may make it allocate more
-// than fuzzAllocLimit. A decoder panic propagates: both engines report it.
+// than fuzzlimit.AllocLimit. A decoder panic propagates: both engines
+// report it.
 //
 // Inputs whose length matters carry parameters in their first 8 bytes
 // (an owner inode number, a level); each target decodes both the bytes as
 // given and a copy with a correct checksum, so that mutations get past
 // the CRC and reach the field checks.
 
-// Limits of one input: the most it may make a decoder allocate, and how
-// long it may run before a timer panics (a hang; the native engine has no
-// time limit of its own, and both engines report the panic).
-const (
-	fuzzAllocLimit = 256 << 20
-	fuzzHangLimit  = 10 * time.Second
-)
-
-// fuzzAllocs runs fn and fails if it allocated more than fuzzAllocLimit
-// or panics if it ran longer than fuzzHangLimit.
-func fuzzAllocs(fn func() (int, error)) (int, error) {
-	hang := time.AfterFunc(fuzzHangLimit, func() { panic(fmt.Sprintf("fuzz input ran %v: hang", fuzzHangLimit)) })
-	defer hang.Stop()
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	n, err := fn()
-	metrics.Read(s)
-	if d := s[0].Value.Uint64() - before; d > fuzzAllocLimit {
-		return n, fmt.Errorf("one input allocated %d bytes (limit %d)", d, fuzzAllocLimit)
-	}
-	return n, err
-}
+// fuzzHangLimit is how long one input may run before a timer panics (a
+// hang; the native engine has no time limit of its own, and both engines
+// report the panic).
+const fuzzHangLimit = 10 * time.Second
 
 // fuzzParams splits 8 parameter bytes off data.
 func fuzzParams(data []byte) (uint64, []byte, bool) {
@@ -69,7 +52,7 @@ func fuzzInode(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b[:min(len(b), InodeSize)], inodeCRCOff) {
 			n, err := DecodeInode(x, ino)
@@ -92,7 +75,7 @@ func fuzzInodeBlock(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		if DecodeInodeBlock(b, first, func(int, *Inode) error { return nil }) != nil {
 			return 0, nil
 		}
@@ -106,7 +89,7 @@ func fuzzIndirect(data []byte) (int, error) {
 		return 0, nil
 	}
 	owner, level := p>>8, int(p&0xff)
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			dst := make([]uint64, PerIndirect(len(x)))
@@ -129,7 +112,7 @@ func fuzzDirBlock(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			var ents []DirEntry
@@ -154,7 +137,7 @@ func fuzzXattrBlock(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			var xs []Xattr
@@ -176,7 +159,7 @@ func fuzzPiece(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, pieceCRCOff) {
 			dst := make([]uint64, PerPiece(len(x)))
@@ -195,7 +178,7 @@ func fuzzPiece(data []byte) (int, error) {
 }
 
 func fuzzSuperblock(data []byte) (int, error) {
-	return fuzzAllocs(func() (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
 		score := 0
 		for _, x := range resealed(data[:min(len(data), SuperblockSize)], sbCRCOff) {
 			s, err := DecodeSuperblock(x)
