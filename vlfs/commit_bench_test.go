@@ -1,6 +1,7 @@
 package vlfs
 
 import (
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -124,6 +125,52 @@ func BenchmarkWriteFsync(b *testing.B) {
 			b.ReportMetric(float64(dev.bytes.Load()-by0)/float64(n), "devbytes/fsync")
 			b.ReportMetric(float64(dev.writeNs.Load()-wns0)/float64(n), "writens/fsync")
 			b.ReportMetric(float64(dev.flushNs.Load()-fns0)/float64(n), "flushns/fsync")
+		})
+	}
+}
+
+// BenchmarkFsyncAfterStorm is a 4 KiB write+fsync on memory after a
+// metadata storm (creates of many files, all committed), beside the same
+// on a fresh file system: what the storm leaves behind must not slow every
+// later fsync (a map that grew in the storm and is iterated per commit).
+func BenchmarkFsyncAfterStorm(b *testing.B) {
+	for _, files := range []int{0, 100_000} {
+		b.Run(fmt.Sprintf("files=%d", files), func(b *testing.B) {
+			dev := device.NewMem(512 << 20)
+			if err := Mkfs(dev, MkfsOptions{Model: testModel(b)}); err != nil {
+				b.Fatal(err)
+			}
+			fs, err := Mount(dev, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer fs.Close()
+			dir, err := fs.Mkdir(RootIno, "d", 0o755, 0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range files {
+				if _, err := fs.Create(dir.Ino, fmt.Sprintf("f%d", i), 0o644, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := fs.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			a, err := fs.Create(RootIno, "f", 0o644, 0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			block := make([]byte, 4096)
+			b.ResetTimer()
+			for i := range b.N {
+				if _, err := fs.Write(a.Ino, int64(i%256)*4096, block); err != nil {
+					b.Fatal(err)
+				}
+				if err := fs.Fsync(a.Ino, false); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

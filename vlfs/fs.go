@@ -42,6 +42,9 @@ type FS struct {
 	imap    *inodeMap
 	inodes  map[Ino]*inode    // active inodes
 	dirty   map[Ino]*inode    // inodes with any dirty state (pinned in inodes)
+	// dirtyPeak is the most entries dirty has held since it was last
+	// rebuilt (settleLocked).
+	dirtyPeak int
 	iblocks map[uint64][]byte // inode-block cache: number -> on-disk content
 	limits  cacheLimits
 	nodes   int // indirect blocks loaded, all inodes

@@ -49,6 +49,7 @@ func (in *inode) hasDirtyState() bool {
 // markDirtyLocked records that in has state to write at the next commit.
 func (fs *FS) markDirtyLocked(in *inode) {
 	fs.dirty[in.ino] = in
+	fs.dirtyPeak = max(fs.dirtyPeak, len(fs.dirty))
 	if fs.dirtySince.IsZero() {
 		fs.dirtySince = wallNow()
 	}

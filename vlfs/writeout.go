@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/vlfs/vlfs/vld"
@@ -116,6 +117,25 @@ func (fs *FS) settleLocked(ins []*inode) {
 			}
 		}
 	}
+	fs.compactDirtyLocked()
+}
+
+// dirtyRebuildMin is the peak below which fs.dirty is never rebuilt.
+const dirtyRebuildMin = 1024
+
+// compactDirtyLocked rebuilds fs.dirty once it holds an eighth of its peak
+// or less. A Go map keeps the room it grew to, and every commit iterates
+// fs.dirty (sortedDirtyLocked): after a storm of 100,000 creates, each
+// later one-file fsync scanned the storm's empty slots, 35-41 us instead
+// of 15-19 on memory (BenchmarkFsyncAfterStorm). The copy costs at most
+// an eighth of the growth it undoes.
+func (fs *FS) compactDirtyLocked() {
+	if fs.dirtyPeak < dirtyRebuildMin || len(fs.dirty) > fs.dirtyPeak/8 {
+		return
+	}
+	m := make(map[Ino]*inode, len(fs.dirty))
+	maps.Copy(m, fs.dirty)
+	fs.dirty, fs.dirtyPeak = m, len(m)
 }
 
 // writeDataLocked writes the buffered file blocks of ins and, unless
