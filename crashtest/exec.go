@@ -12,8 +12,14 @@ import (
 // executor applies ops to a mounted file system, resolving paths from the
 // root on every call (as a process would with open/openat).
 type executor struct {
-	fs    *vlfs.FS
-	moved *int64 // if set, compact ops add the blocks they moved
+	fs   *vlfs.FS
+	comp *compactCount // if set, compact ops count themselves here
+}
+
+// compactCount is what a recording's compact ops did.
+type compactCount struct {
+	ops   int   // compact ops run
+	moved int64 // blocks they moved
 }
 
 // resolve walks path from the root.
@@ -148,8 +154,9 @@ func (e executor) compact(op Op) error {
 			break
 		}
 	}
-	if e.moved != nil {
-		*e.moved += c.Stats().BlocksMoved
+	if e.comp != nil {
+		e.comp.ops++
+		e.comp.moved += c.Stats().BlocksMoved
 	}
 	return nil
 }

@@ -15,7 +15,9 @@ type Recording struct {
 	Dev    *device.Crash
 	Oracle Oracle
 	Errs   []error // per recorded op: what it returned (nil = success)
-	Moved  int64   // blocks the workload's compact ops moved
+	comp   compactCount
+	// afterOp is recordOptions.afterOp.
+	afterOp func(i int)
 }
 
 // noClose keeps a file system from closing a device the harness reuses.
@@ -34,6 +36,10 @@ type recordOptions struct {
 	size int64
 	mode string
 	wrap func(device.Device) device.Device
+	// afterOp, if set, is called after each recorded op (by its index),
+	// before the oracle's snapshot: tests use it to see which device
+	// writes an op made.
+	afterOp func(i int)
 }
 
 // baseImage formats an image of size bytes, runs the setup ops on it and
@@ -76,7 +82,7 @@ func Record(w Workload, o recordOptions) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &Recording{Dev: device.NewCrash(base), Oracle: Oracle{Ops: w.Ops}}
+	rec := &Recording{Dev: device.NewCrash(base), Oracle: Oracle{Ops: w.Ops}, afterOp: o.afterOp}
 	var dev device.Device = noClose{rec.Dev}
 	if o.wrap != nil {
 		dev = o.wrap(dev)
@@ -101,9 +107,12 @@ func (r *Recording) run(fs *vlfs.FS, w Workload) error {
 	if err := r.point(fs, "setup", nil); err != nil {
 		return err
 	}
-	ex := executor{fs: fs, moved: &r.Moved}
+	ex := executor{fs: fs, comp: &r.comp}
 	for i, op := range w.Ops {
 		err := ex.do(op, len(w.Setup)+i)
+		if r.afterOp != nil {
+			r.afterOp(i)
+		}
 		r.Errs = append(r.Errs, err)
 		if err := r.point(fs, fmt.Sprintf("op %d: %s", i+1, op), &op); err != nil {
 			return err

@@ -12,11 +12,14 @@ type Result struct {
 	CrashStates int     `json:"crash_states"`
 	Failures    int     `json:"failures"` // failing crash states
 	Seconds     float64 `json:"seconds"`
-	// BlocksMoved counts the blocks that compact ops moved (workloads
-	// without compact ops: 0, left out of the JSON).
-	BlocksMoved int64     `json:"blocks_moved,omitempty"`
-	Errors      []string  `json:"errors,omitempty"` // workloads that could not run
-	Reports     []*Report `json:"-"`                // the first failing workloads, shrunk
+	// BlocksMoved counts the blocks that compact ops moved (0 for
+	// workloads without them).
+	BlocksMoved int64 `json:"blocks_moved"`
+	// IdleCompactions counts recordings (a workload in one mode) whose
+	// compact ops moved nothing, and so tested no compaction.
+	IdleCompactions int       `json:"idle_compactions"`
+	Errors          []string  `json:"errors,omitempty"` // workloads that could not run
+	Reports         []*Report `json:"-"`                // the first failing workloads, shrunk
 }
 
 // Report is one failing workload: its failures, the shrunk reproduction
@@ -70,6 +73,7 @@ func Run(ws []Workload, cfg Config) Result {
 		res.CrashStates += r.States
 		res.Failures += r.Failing
 		res.BlocksMoved += r.Moved
+		res.IdleCompactions += r.IdleModes
 		if errs[i] != nil {
 			res.Errors = append(res.Errors, errs[i].Error())
 		}

@@ -91,8 +91,8 @@ func parseOp(line string) (Op, error) {
 			return Op{}, fmt.Errorf("%s: argument %q is not a number in [0, %d]: %w", op.Kind, op.Args[i], maxOffset, ErrBadWorkload)
 		}
 	}
-	if op.Kind == "compact" && len(op.Args) == 1 && op.num(0) > maxCompactSteps {
-		return Op{}, fmt.Errorf("compact of %d steps: at most %d: %w", op.num(0), maxCompactSteps, ErrBadWorkload)
+	if op.Kind == "compact" && len(op.Args) == 1 && (op.num(0) < 1 || op.num(0) > maxCompactSteps) {
+		return Op{}, fmt.Errorf("compact of %d steps: want 1 to %d: %w", op.num(0), maxCompactSteps, ErrBadWorkload)
 	}
 	if op.Kind == "write" && op.num(2) > maxWrite {
 		return Op{}, fmt.Errorf("write of %d bytes: at most %d: %w", op.num(2), maxWrite, ErrBadWorkload)

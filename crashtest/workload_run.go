@@ -27,6 +27,9 @@ type WorkloadResult struct {
 	Failing  int       // crash states that broke a rule
 	Failures []Failure // at most one per rule and flush count, in state order
 	Moved    int64     // blocks moved by compact ops, over all modes
+	// IdleModes counts the modes in which the workload ran compact ops
+	// that moved nothing: its crash states then tested no compaction.
+	IdleModes int
 }
 
 // CheckWorkload records w in each of cfg.Modes and checks its crash states
@@ -59,7 +62,10 @@ func checkMode(w Workload, mode string, cfg Config, res *WorkloadResult) (err er
 	if err != nil {
 		return fmt.Errorf("workload %s (%s): %w", w.Name, mode, err)
 	}
-	res.Moved += rec.Moved
+	res.Moved += rec.comp.moved
+	if rec.comp.ops > 0 && rec.comp.moved == 0 {
+		res.IdleModes++
+	}
 	states, err := rec.states(cfg)
 	if err != nil {
 		return fmt.Errorf("workload %s (%s): %w", w.Name, mode, err)

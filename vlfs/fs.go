@@ -39,15 +39,15 @@ type FS struct {
 	readOnly bool
 	closed   bool
 
-	imap    *inodeMap
-	inodes  map[Ino]*inode    // active inodes
-	dirty   map[Ino]*inode    // inodes with any dirty state (pinned in inodes)
+	imap   *inodeMap
+	inodes map[Ino]*inode // active inodes
+	dirty  map[Ino]*inode // inodes with any dirty state (pinned in inodes)
 	// dirtyPeak is the most entries dirty has held since it was last
-	// rebuilt (settleLocked).
+	// rebuilt (compactDirtyLocked).
 	dirtyPeak int
-	iblocks map[uint64][]byte // inode-block cache: number -> on-disk content
-	limits  cacheLimits
-	nodes   int // indirect blocks loaded, all inodes
+	iblocks   map[uint64][]byte // inode-block cache: number -> on-disk content
+	limits    cacheLimits
+	nodes     int // indirect blocks loaded, all inodes
 
 	lookups map[Ino]uint64 // FUSE lookup counts
 	opens   map[Ino]uint32 // open handles

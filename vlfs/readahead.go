@@ -12,8 +12,8 @@ type DeviceRange struct {
 // consecutively on the device merged into one range; holes and blocks
 // buffered in memory are left out. At most maxRanges are returned, and
 // covered is the file offset up to which they describe the file: off+length
-// (or the file's end) unless maxRanges cut the answer short, so that a
-// caller can hint the rest later instead of skipping it.
+// unless maxRanges cut the answer short, so that a caller can hint the rest
+// later instead of skipping it.
 //
 // It is for read-ahead hints to the device's cache (posix_fadvise
 // WILLNEED on the image): a file laid out in short runs scattered over the
@@ -53,5 +53,8 @@ func (fs *FS) DeviceRanges(ino Ino, off, length int64, maxRanges int) (rs []Devi
 		}
 		rs = append(rs, DeviceRange{Off: at, Len: int64(bs)})
 	}
-	return rs, max(off, int64(end)), nil
+	// Past the file's end there is nothing to hint: the answer covers the
+	// whole request, so that a reader near the end is not sent back for
+	// more at every READ.
+	return rs, off + length, nil
 }

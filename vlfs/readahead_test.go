@@ -41,7 +41,8 @@ func TestDeviceRanges(t *testing.T) {
 		{"one block", 3 * bs, bs, 10, block(3), 4 * bs},
 		{"a hole", 10 * bs, bs, 10, nil, 11 * bs},
 		{"buffered block", n * bs, bs, 10, nil, (n + 1) * bs},
-		{"past the end", (n + 5) * bs, bs, 10, nil, (n + 5) * bs},
+		{"past the end", (n + 5) * bs, bs, 10, nil, (n + 6) * bs},
+		{"across the end", n * bs, 8 * bs, 10, nil, (n + 8) * bs},
 	}
 	read := func(t *testing.T, rs []DeviceRange) []byte {
 		var got []byte

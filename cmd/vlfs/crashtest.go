@@ -119,6 +119,9 @@ func printCrashResult(res crashtest.Result, asJSON bool, stdout, stderr io.Write
 	for _, e := range res.Errors {
 		fmt.Fprintf(stderr, "vlfs crashtest: %s\n", e)
 	}
+	if res.IdleCompactions > 0 {
+		fmt.Fprintf(stderr, "vlfs crashtest: warning: in %d recordings (a workload in one mode) the compactor moved nothing, so they tested no compaction\n", res.IdleCompactions)
+	}
 	for _, r := range res.Reports {
 		printReport(r, stderr)
 	}

@@ -106,11 +106,12 @@ func TestCrashtestCompact(t *testing.T) {
 		CrashStates int   `json:"crash_states"`
 		Failures    int   `json:"failures"`
 		BlocksMoved int64 `json:"blocks_moved"`
+		Idle        *int  `json:"idle_compactions"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if res.Workloads != 2 || res.Failures != 0 || res.BlocksMoved == 0 || res.CrashStates < 2 {
+	if res.Workloads != 2 || res.Failures != 0 || res.BlocksMoved == 0 || res.CrashStates < 2 || res.Idle == nil || *res.Idle != 0 {
 		t.Errorf("summary %s", out)
 	}
 	code, out, errs = runCLI(t, "crashtest", "--workload", "../../testdata/crash/examples/compact-moves.wl", "--save", "")
