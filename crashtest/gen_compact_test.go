@@ -4,7 +4,6 @@ import (
 	"flag"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
 )
@@ -28,17 +27,7 @@ func TestCompactWorkloads(t *testing.T) {
 	for i := 0; i+1 < len(ws); i += 2 * pairs {
 		sub = append(sub, ws[i], ws[i+1])
 	}
-	start := time.Now()
-	res := Run(sub, Config{Seed: 1, NoShrink: true})
-	t.Logf("%d workloads, %d crash states, %d failing, %d blocks moved, %v", res.Workloads, res.CrashStates, res.Failures, res.BlocksMoved, time.Since(start))
-	for _, e := range res.Errors {
-		t.Error(e)
-	}
-	for _, r := range res.Reports {
-		for _, f := range r.Failures {
-			t.Errorf("%v\n%s", f, f.Workload)
-		}
-	}
+	res := runClean(t, sub)
 	if res.IdleCompactions != 0 || res.BlocksMoved == 0 {
 		t.Errorf("%d of %d recordings moved no block (%d blocks moved in all)", res.IdleCompactions, len(sub)*len(AllModes()), res.BlocksMoved)
 	}

@@ -20,9 +20,19 @@ func TestSeq1Subset(t *testing.T) {
 	for i := 0; i < len(ws); i += step {
 		sub = append(sub, ws[i])
 	}
+	res := runClean(t, sub)
+	if res.CrashStates < res.Workloads {
+		t.Errorf("only %d crash states for %d workloads", res.CrashStates, res.Workloads)
+	}
+}
+
+// runClean runs ws with seed 1 and no shrinking, logs the summary and
+// fails the test for every workload that could not run and every failure.
+func runClean(t *testing.T, ws []Workload) Result {
+	t.Helper()
 	start := time.Now()
-	res := Run(sub, Config{Seed: 1, NoShrink: true})
-	t.Logf("%d workloads, %d crash states, %d failing, %v", res.Workloads, res.CrashStates, res.Failures, time.Since(start))
+	res := Run(ws, Config{Seed: 1, NoShrink: true})
+	t.Logf("%d workloads, %d crash states, %d failing, %d blocks moved, %v", res.Workloads, res.CrashStates, res.Failures, res.BlocksMoved, time.Since(start))
 	for _, e := range res.Errors {
 		t.Error(e)
 	}
@@ -31,7 +41,5 @@ func TestSeq1Subset(t *testing.T) {
 			t.Errorf("%v\n%s", f, f.Workload)
 		}
 	}
-	if res.CrashStates < res.Workloads {
-		t.Errorf("only %d crash states for %d workloads", res.CrashStates, res.Workloads)
-	}
+	return res
 }

@@ -7,31 +7,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vlfs/vlfs/crashtest"
 	"github.com/vlfs/vlfs/internal/fstest"
 )
 
-// TestCrashtestSeq1Quick runs the first seq-1 workloads through the CLI
-// and reads the --json summary.
-func TestCrashtestSeq1Quick(t *testing.T) {
-	code, out, errs := runCLI(t, "crashtest", "--workloads", "seq1", "--first", "24", "--json", "--save", "")
+// crashtestJSON runs vlfs crashtest ARGS --json --save "" and returns its
+// summary, decoded and as raw keys, failing the test unless it exits 0.
+func crashtestJSON(t *testing.T, args ...string) (crashtest.Result, map[string]any, string) {
+	t.Helper()
+	code, out, errs := runCLI(t, append(append([]string{"crashtest"}, args...), "--json", "--save", "")...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	var res struct {
-		Workloads   int `json:"workloads"`
-		CrashStates int `json:"crash_states"`
-		Failures    int `json:"failures"`
-	}
+	var res crashtest.Result
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return res, raw, out
+}
+
+// TestCrashtestSeq1Quick runs the first seq-1 workloads through the CLI
+// and reads the --json summary.
+func TestCrashtestSeq1Quick(t *testing.T) {
+	res, raw, out := crashtestJSON(t, "--workloads", "seq1", "--first", "24")
 	for _, k := range []string{"workloads", "crash_states", "failures", "seconds"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("--json lacks %q: %s", k, out)
 		}
 	}
-	json.Unmarshal([]byte(out), &res)
 	if res.Workloads != 24 || res.CrashStates < 24 || res.Failures != 0 {
 		t.Errorf("summary %s", out)
 	}
@@ -97,24 +104,11 @@ func TestCrashtestKill(t *testing.T) {
 // compactor must have moved blocks (said in --json and in the text), and
 // no crash state may fail.
 func TestCrashtestCompact(t *testing.T) {
-	code, out, errs := runCLI(t, "crashtest", "--workloads", "compact", "--first", "2", "--json", "--save", "")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s%s", code, out, errs)
-	}
-	var res struct {
-		Workloads   int   `json:"workloads"`
-		CrashStates int   `json:"crash_states"`
-		Failures    int   `json:"failures"`
-		BlocksMoved int64 `json:"blocks_moved"`
-		Idle        *int  `json:"idle_compactions"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if res.Workloads != 2 || res.Failures != 0 || res.BlocksMoved == 0 || res.CrashStates < 2 || res.Idle == nil || *res.Idle != 0 {
+	res, raw, out := crashtestJSON(t, "--workloads", "compact", "--first", "2")
+	if _, ok := raw["idle_compactions"]; !ok || res.Workloads != 2 || res.Failures != 0 || res.BlocksMoved == 0 || res.CrashStates < 2 || res.IdleCompactions != 0 {
 		t.Errorf("summary %s", out)
 	}
-	code, out, errs = runCLI(t, "crashtest", "--workload", "../../testdata/crash/examples/compact-moves.wl", "--save", "")
+	code, out, errs := runCLI(t, "crashtest", "--workload", "../../testdata/crash/examples/compact-moves.wl", "--save", "")
 	if code != exitOK || !strings.Contains(out, "blocks moved by the compactor") || !strings.Contains(out, " 0 failures") {
 		t.Errorf("compact-moves.wl: exit %d\n%s%s", code, out, errs)
 	}

@@ -44,13 +44,7 @@ func TestReadaheadPlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ra := &imageReadahead{}
-			img := filepath.Join(t.TempDir(), "img")
-			if err := os.WriteFile(img, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			ra.open(img, w)
-			defer ra.close()
+			ra := newTestReadahead(t, w)
 			for i, r := range tc.reads {
 				from, to, ok := ra.plan(2, r.off, r.size)
 				if ok != r.hint || from != r.from || to != r.to {
@@ -71,13 +65,7 @@ func TestReadaheadPlan(t *testing.T) {
 func TestReadaheadShortHint(t *testing.T) {
 	const w = 1 << 20
 	const k = 128 << 10
-	ra := &imageReadahead{}
-	img := filepath.Join(t.TempDir(), "img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ra.open(img, w)
-	defer ra.close()
+	ra := newTestReadahead(t, w)
 	if from, to, ok := ra.plan(2, 0, k); !ok || from != k || to != k+w {
 		t.Fatalf("first READ: hint %v [%d, %d)", ok, from, to)
 	}
@@ -89,4 +77,18 @@ func TestReadaheadShortHint(t *testing.T) {
 	if _, _, ok := ra.plan(2, 2*k, k); ok {
 		t.Error("a stale short hint pulled the window back")
 	}
+}
+
+// newTestReadahead is a planner over an empty image file, closed when the
+// test ends.
+func newTestReadahead(t *testing.T, window int64) *imageReadahead {
+	t.Helper()
+	ra := &imageReadahead{}
+	img := filepath.Join(t.TempDir(), "img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ra.open(img, window)
+	t.Cleanup(ra.close)
+	return ra
 }
