@@ -9,8 +9,10 @@ import (
 // compactor inside ACE-style workloads (issue "compactor": a crash during
 // compaction loses nothing). Every seq-1 core op runs twice:
 //
-//	core op, compact, persist   the compactor moves blocks the op has
-//	                            changed but not yet made durable
+//	core op, compact, persist   the compactor starts while the op's
+//	                            changes are buffered; vlfs commits the
+//	                            whole state with each move, so the first
+//	                            move makes the op durable
 //	core op, persist, compact   it moves blocks that are durable
 //
 // where persist is an fsync of the op's target, or sync where the target
