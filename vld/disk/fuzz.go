@@ -2,10 +2,12 @@ package disk
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
@@ -69,3 +71,107 @@ func fuzzParseModel(data []byte) (int, error) {
 	}
 	return 1, nil
 }
+
+// fuzzServicePosition is the fuzz target of Service and PositionMs, shared
+// by the native target FuzzServicePosition (service_test.go) and, through
+// fuzzServicePositionBytes, the go-fuzz adapter FuzzGoServicePosition
+// (gofuzz.go). The arguments pick a preset's 4096-byte layout (which), a
+// head (cyl, surf, folded onto the layout), a start time (now; NaN,
+// infinite or beyond 1e9 ms is skipped), a block (b, folded onto the
+// layout) and a length (n, folded onto the room left on b's track), and
+// the request must pass serviceConsistency. It returns go-fuzz's score (1:
+// a request was checked) and an error when a property fails.
+func fuzzServicePosition(which uint8, cyl, surf int, now float64, b int64, n uint16, write bool) (int, error) {
+	layouts, err := fuzzServiceLayouts()
+	if err != nil {
+		return 0, err
+	}
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+		l := layouts[int(which)%len(layouts)]
+		if math.IsNaN(now) || math.IsInf(now, 0) || math.Abs(now) > 1e9 {
+			return 0, nil
+		}
+		b = ((b % l.NumBlocks()) + l.NumBlocks()) % l.NumBlocks()
+		tr := l.TrackOf(b)
+		room := l.TrackStart(tr) + int64(l.TrackBlocks(tr)) - b
+		k := 1 + int(int64(n)%room)
+		h := Head{((cyl % 5000) + 5000) % l.NumCylinders(), ((surf % 64) + 64) % l.Model().Surfaces}
+		if err := serviceConsistency(l, h, now, b, k, write); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	})
+}
+
+// fuzzServiceLayouts are the layouts fuzzServicePosition picks from: every
+// preset (PresetNames order) with 4096-byte blocks, built once, outside
+// any input's allocation count.
+var fuzzServiceLayouts = sync.OnceValues(func() ([]*Layout, error) {
+	names := PresetNames()
+	layouts := make([]*Layout, len(names))
+	for i, name := range names {
+		m, err := Preset(name)
+		if err != nil {
+			return nil, err
+		}
+		if layouts[i], err = NewLayout(m, 4096, 0); err != nil {
+			return nil, fmt.Errorf("preset %s: %w", name, err)
+		}
+	}
+	return layouts, nil
+})
+
+// servicePositionInputLen is the length of the fixed fields
+// fuzzServicePositionBytes decodes.
+const servicePositionInputLen = 1 + 8 + 8 + 8 + 8 + 2 + 1
+
+// fuzzServicePositionBytes maps go-fuzz's bytes onto fuzzServicePosition's
+// arguments, little-endian: which (byte 0), cyl (int64, bytes 1-8), surf
+// (int64, 9-16), now (float64 bits, 17-24), b (int64, 25-32), n (uint16,
+// 33-34), write (bit 0 of byte 35). Later bytes are ignored; a shorter
+// input scores 0.
+func fuzzServicePositionBytes(data []byte) (int, error) {
+	if len(data) < servicePositionInputLen {
+		return 0, nil
+	}
+	le := binary.LittleEndian
+	return fuzzServicePosition(data[0],
+		int(int64(le.Uint64(data[1:]))),
+		int(int64(le.Uint64(data[9:]))),
+		math.Float64frombits(le.Uint64(data[17:])),
+		int64(le.Uint64(data[25:])),
+		le.Uint16(data[33:]),
+		data[35]&1 != 0)
+}
+
+// serviceConsistency is the property shared by the random test
+// (TestServicePositionConsistency, through checkConsistency) and the fuzz
+// target: Service's locate time for a one-track request equals PositionMs
+// after the overhead, exactly; the wait is under one revolution; MoveMs is
+// a lower bound; the transfer is n blocks; and the head ends on b's
+// track. It returns the first failure.
+func serviceConsistency(l *Layout, h Head, now float64, b int64, n int, write bool) error {
+	a, end := l.Service(h, now, b, n, write)
+	tr := l.TrackOf(b)
+	pos := l.PositionMs(h, now+a.OverheadMs, b, write)
+	if a.LocateMs() != pos {
+		return fmt.Errorf("h=%v now=%v b=%d write=%v: Service locate %v != PositionMs %v", h, now, b, write, a.LocateMs(), pos)
+	}
+	if a.RotationMs < 0 || a.RotationMs >= l.RotationMs() {
+		return fmt.Errorf("rotation %v outside [0, %v)", a.RotationMs, l.RotationMs())
+	}
+	if mv := l.MoveMs(h, tr, write); pos < mv || !near(pos-a.RotationMs, mv) {
+		return fmt.Errorf("MoveMs %v vs PositionMs %v (rotation %v)", mv, pos, a.RotationMs)
+	}
+	if !near(a.TransferMs, float64(n)*l.BlockMs(tr)) {
+		return fmt.Errorf("transfer %v for %d blocks of %v", a.TransferMs, n, l.BlockMs(tr))
+	}
+	if c, s := l.CylSurf(tr); end != (Head{c, s}) {
+		return fmt.Errorf("head ends at %v, want track %d", end, tr)
+	}
+	return nil
+}
+
+// near is equality of times in ms up to 1e-9 (rounding), for the property
+// above and the package's tests.
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -12,3 +12,14 @@ func FuzzGoParse(data []byte) int {
 	}
 	return n
 }
+
+// FuzzGoServicePosition is the go-fuzz adapter of FuzzServicePosition:
+// fuzzServicePositionBytes decodes the typed arguments from the bytes.
+// make go-fuzz TARGET=vld/disk.FuzzServicePosition builds and runs it.
+func FuzzGoServicePosition(data []byte) int {
+	n, err := fuzzServicePositionBytes(data)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}

@@ -1,12 +1,11 @@
 package disk
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand"
 	"testing"
 )
-
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // TestServiceCrossing pins a two-track sequential write on the ST19101:
 // the track skew (22 sectors = 0.515625 ms) covers the 0.5 ms head switch,
@@ -89,29 +88,12 @@ func TestServiceEnd(t *testing.T) {
 	}
 }
 
-// checkConsistency is the property shared by the random test and the fuzz
-// target: Service's locate time for a one-track request equals PositionMs
-// after the overhead, exactly; the wait is under one revolution; MoveMs is
-// a lower bound; and the transfer is n blocks.
+// checkConsistency fails t if a request breaks serviceConsistency (fuzz.go),
+// the property shared by the random test and the fuzz target.
 func checkConsistency(t *testing.T, l *Layout, h Head, now float64, b int64, n int, write bool) {
 	t.Helper()
-	a, end := l.Service(h, now, b, n, write)
-	tr := l.TrackOf(b)
-	pos := l.PositionMs(h, now+a.OverheadMs, b, write)
-	if a.LocateMs() != pos {
-		t.Fatalf("h=%v now=%v b=%d write=%v: Service locate %v != PositionMs %v", h, now, b, write, a.LocateMs(), pos)
-	}
-	if a.RotationMs < 0 || a.RotationMs >= l.RotationMs() {
-		t.Fatalf("rotation %v outside [0, %v)", a.RotationMs, l.RotationMs())
-	}
-	if mv := l.MoveMs(h, tr, write); pos < mv || !near(pos-a.RotationMs, mv) {
-		t.Fatalf("MoveMs %v vs PositionMs %v (rotation %v)", mv, pos, a.RotationMs)
-	}
-	if !near(a.TransferMs, float64(n)*l.BlockMs(tr)) {
-		t.Fatalf("transfer %v for %d blocks of %v", a.TransferMs, n, l.BlockMs(tr))
-	}
-	if c, s := l.CylSurf(tr); end != (Head{c, s}) {
-		t.Fatalf("head ends at %v, want track %d", end, tr)
+	if err := serviceConsistency(l, h, now, b, n, write); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -155,24 +137,66 @@ func TestAlignedStartWaitsZero(t *testing.T) {
 	}
 }
 
+// FuzzServicePosition runs fuzzServicePosition (fuzz.go), the target its
+// go-fuzz adapter FuzzGoServicePosition shares.
 func FuzzServicePosition(f *testing.F) {
 	f.Add(uint8(0), 10, 3, 1234.5, int64(999), uint16(3), true)
 	f.Add(uint8(2), 2000, 12, 0.0, int64(0), uint16(1), false)
-	names := PresetNames()
-	layouts := make([]*Layout, len(names))
-	for i, n := range names {
-		layouts[i] = mustLayout(f, mustPreset(f, n), 4096, 0)
+	if _, err := fuzzServiceLayouts(); err != nil {
+		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, which uint8, cyl, surf int, now float64, b int64, n uint16, write bool) {
-		l := layouts[int(which)%len(layouts)]
-		if math.IsNaN(now) || math.IsInf(now, 0) || math.Abs(now) > 1e9 {
-			return
+		if _, err := fuzzServicePosition(which, cyl, surf, now, b, n, write); err != nil {
+			t.Fatal(err)
 		}
-		b = ((b % l.NumBlocks()) + l.NumBlocks()) % l.NumBlocks()
-		tr := l.TrackOf(b)
-		room := l.TrackStart(tr) + int64(l.TrackBlocks(tr)) - b
-		k := 1 + int(int64(n)%room)
-		h := Head{((cyl % 5000) + 5000) % l.NumCylinders(), ((surf % 64) + 64) % l.Model().Surfaces}
-		checkConsistency(t, l, h, now, b, k, write)
 	})
+}
+
+// TestFuzzServicePositionBytes: go-fuzz's byte entry decodes its fields
+// where fuzzServicePositionBytes says, and too short an input scores 0.
+func TestFuzzServicePositionBytes(t *testing.T) {
+	enc := func(which uint8, cyl, surf int, now float64, b int64, n uint16, write bool) []byte {
+		le := binary.LittleEndian
+		d := []byte{which}
+		d = le.AppendUint64(d, uint64(int64(cyl)))
+		d = le.AppendUint64(d, uint64(int64(surf)))
+		d = le.AppendUint64(d, math.Float64bits(now))
+		d = le.AppendUint64(d, uint64(b))
+		d = le.AppendUint16(d, n)
+		if write {
+			return append(d, 1)
+		}
+		return append(d, 0)
+	}
+	cases := []struct {
+		which     uint8
+		cyl, surf int
+		now       float64
+		b         int64
+		n         uint16
+		write     bool
+		score     int
+	}{
+		{0, 10, 3, 1234.5, 999, 3, true, 1},
+		{2, 2000, 12, 0, 0, 1, false, 1},
+		{7, -5, -70, -3e8, -12345, 65535, true, 1},
+		{1, 1, 1, math.NaN(), 1, 1, false, 0},
+		{1, 1, 1, 2e9, 1, 1, false, 0},
+	}
+	for _, c := range cases {
+		data := enc(c.which, c.cyl, c.surf, c.now, c.b, c.n, c.write)
+		if len(data) != servicePositionInputLen {
+			t.Fatalf("encoded %d bytes, want %d", len(data), servicePositionInputLen)
+		}
+		n, err := fuzzServicePositionBytes(data)
+		if n != c.score || err != nil {
+			t.Errorf("%+v: bytes entry = %d, %v; want %d, nil", c, n, err, c.score)
+		}
+		if tn, terr := fuzzServicePosition(c.which, c.cyl, c.surf, c.now, c.b, c.n, c.write); tn != n || terr != nil {
+			t.Errorf("%+v: typed target = %d, %v; bytes entry %d", c, tn, terr, n)
+		}
+		if n, err := fuzzServicePositionBytes(data[:len(data)-1]); n != 0 || err != nil {
+			t.Errorf("%+v: one byte short = %d, %v; want 0, nil", c, n, err)
+		}
+	}
 }

@@ -1,0 +1,43 @@
+package device
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/vlfs/vlfs/internal/fuzzlimit"
+)
+
+// This file holds the package's fuzz target, shared by the native target
+// FuzzParseState (crash_state_test.go) and, through fuzzParseStateBytes,
+// the go-fuzz adapter FuzzGoParseState (gofuzz.go, built only with the
+// gofuzz tag) (docs/fuzzing.md).
+
+// fuzzHangLimit is how long one input may run before a timer panics (a
+// hang: the native engine has no time limit of its own).
+const fuzzHangLimit = 10 * time.Second
+
+// fuzzParseState: ParseState never panics, and whatever it accepts prints
+// to a canonical string that parses back to the same state; no input may
+// allocate more than fuzzlimit.AllocLimit or run longer than
+// fuzzHangLimit. It returns go-fuzz's score (1: text parsed) and an error
+// when a property fails.
+func fuzzParseState(text string) (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+		s, err := ParseState(text)
+		if err != nil {
+			return 0, nil
+		}
+		again, err := ParseState(s.String())
+		if err != nil || !reflect.DeepEqual(again, s) {
+			return 0, fmt.Errorf("%q -> %+v -> %q -> %+v, %v", text, s, s.String(), again, err)
+		}
+		return 1, nil
+	})
+}
+
+// fuzzParseStateBytes is fuzzParseState on go-fuzz's bytes: all of them are
+// the text.
+func fuzzParseStateBytes(data []byte) (int, error) {
+	return fuzzParseState(string(data))
+}
