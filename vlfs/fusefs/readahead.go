@@ -28,9 +28,11 @@ type imageReadahead struct {
 	m  map[vlfs.Ino]*raState
 }
 
-// raState is one file's read pattern: where the last READ ended and how
-// far the image has been hinted.
-type raState struct{ next, hinted int64 }
+// raState is one file's read pattern: where the last READ ended, how far
+// the image has been hinted, and a range left behind that mark unhinted
+// (gapFrom < gapTo: a hint cut short after another reader had moved the
+// mark on).
+type raState struct{ next, hinted, gapFrom, gapTo int64 }
 
 // open starts hinting for the image at path; it stays off (nil file) when
 // window <= 0, path is empty or the image cannot be opened.
@@ -75,6 +77,13 @@ func (ra *imageReadahead) plan(n vlfs.Ino, off, size int64) (from, to int64, ok 
 		return 0, 0, false
 	}
 	st.next = max(st.next, end)
+	if st.gapFrom < st.gapTo {
+		from, to = max(st.gapFrom, end), st.gapTo
+		st.gapFrom, st.gapTo = 0, 0
+		if from < to {
+			return from, to, true
+		}
+	}
 	from, to = max(st.hinted, end), end+ra.window
 	if to-from < ra.window/4 {
 		return 0, 0, false // hinted far enough already; hint in big steps
@@ -105,12 +114,22 @@ func (ra *imageReadahead) after(fsys *vlfs.FS, n vlfs.Ino, off, size int64) {
 
 // shortOf records that a hint planned up to file offset to reached only
 // covered (maxHintRanges cut it short: a window of a file in short runs),
-// so that the next READ hints the rest instead of leaving it unhinted.
+// so that the next READ hints the rest instead of leaving it unhinted: by
+// pulling the mark back, or, if another reader has moved the mark on
+// meanwhile, as a gap that the next plan hints first.
 func (ra *imageReadahead) shortOf(n vlfs.Ino, to, covered int64) {
 	ra.mu.Lock()
 	defer ra.mu.Unlock()
-	if st := ra.m[n]; st != nil && st.hinted == to {
+	st := ra.m[n]
+	switch {
+	case st == nil || covered >= to:
+	case st.hinted == to:
 		st.hinted = covered
+	case st.hinted > to:
+		if st.gapFrom < st.gapTo {
+			covered, to = min(covered, st.gapFrom), max(to, st.gapTo)
+		}
+		st.gapFrom, st.gapTo = covered, to
 	}
 }
 

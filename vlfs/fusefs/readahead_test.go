@@ -61,7 +61,8 @@ func TestReadaheadPlan(t *testing.T) {
 }
 
 // TestReadaheadShortHint: a hint that maxHintRanges cut short leaves the
-// rest of the window to the next READ, rather than marking it hinted.
+// rest of the window to the next READ, rather than marking it hinted, also
+// when another reader has planned further meanwhile.
 func TestReadaheadShortHint(t *testing.T) {
 	const w = 1 << 20
 	const k = 128 << 10
@@ -73,9 +74,18 @@ func TestReadaheadShortHint(t *testing.T) {
 	if from, to, ok := ra.plan(2, k, k); !ok || from != k+w/8 || to != 2*k+w {
 		t.Errorf("after a short hint: hint %v [%d, %d), want [%d, %d)", ok, from, to, k+w/8, 2*k+w)
 	}
-	ra.shortOf(2, k+w, k) // stale: a later plan moved on; nothing changes
-	if _, _, ok := ra.plan(2, 2*k, k); ok {
-		t.Error("a stale short hint pulled the window back")
+	// Two readers: the last plan (reader A's) hinted up to 2k+w; reader
+	// B plans on beyond it, and only then does A's hint turn out short.
+	fromB, toB, okB := ra.plan(2, 2*k+w/4, k)
+	if !okB || toB <= 2*k+w {
+		t.Fatalf("second reader: hint %v [%d, %d)", okB, fromB, toB)
+	}
+	ra.shortOf(2, 2*k+w, 2*k+w/2) // A's window [.., 2k+w) reached only 2k+w/2
+	if from, to, ok := ra.plan(2, 2*k+w/4+k, k); !ok || from != 2*k+w/2 || to != 2*k+w {
+		t.Errorf("after a short hint behind another reader's: hint %v [%d, %d), want the gap [%d, %d)", ok, from, to, 2*k+w/2, 2*k+w)
+	}
+	if from, to, ok := ra.plan(2, 2*k+w/4+2*k, k); ok && from < toB {
+		t.Errorf("the gap was hinted twice, or the window went back: [%d, %d)", from, to)
 	}
 }
 
