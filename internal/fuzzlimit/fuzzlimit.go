@@ -15,6 +15,10 @@ import (
 // AllocLimit is the most one fuzz input may allocate, in bytes.
 const AllocLimit = 256 << 20
 
+// Hang is the hang limit of a decoder-sized target: one input running
+// longer is a hang. Targets that drive a whole file system choose longer.
+const Hang = 10 * time.Second
+
 // Run runs fn, one fuzz input, and returns its score and error, or an
 // error if fn allocated more than AllocLimit bytes (measured with
 // runtime/metrics /gc/heap/allocs:bytes around the call, so allocations

@@ -3,7 +3,6 @@ package mountinfo
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -13,17 +12,13 @@ import (
 // go-fuzz adapter FuzzGoParseLine (gofuzz.go, built only with the gofuzz
 // tag) (docs/fuzzing.md).
 
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang: the native engine has no time limit of its own).
-const fuzzHangLimit = 10 * time.Second
-
 // fuzzParseLine: ParseLine, ConnID and Parse never panic, and a line
 // ParseLine accepts has a file-system type, a source and the "-"
 // separator; no input may allocate more than fuzzlimit.AllocLimit or run
-// longer than fuzzHangLimit. It returns go-fuzz's score (1: the line
+// longer than fuzzlimit.Hang. It returns go-fuzz's score (1: the line
 // parsed) and an error when a property fails.
 func fuzzParseLine(line string) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		e, ok := ParseLine(line)
 		if ok && (e.FSType == "" || e.Source == "" || !strings.Contains(line, "-")) {
 			return 0, fmt.Errorf("accepted %q as %+v", line, e)

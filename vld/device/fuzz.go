@@ -3,7 +3,6 @@ package device
 import (
 	"fmt"
 	"reflect"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -13,17 +12,13 @@ import (
 // the go-fuzz adapter FuzzGoParseState (gofuzz.go, built only with the
 // gofuzz tag) (docs/fuzzing.md).
 
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang: the native engine has no time limit of its own).
-const fuzzHangLimit = 10 * time.Second
-
 // fuzzParseState: ParseState never panics, and whatever it accepts prints
 // to a canonical string that parses back to the same state; no input may
 // allocate more than fuzzlimit.AllocLimit or run longer than
-// fuzzHangLimit. It returns go-fuzz's score (1: text parsed) and an error
+// fuzzlimit.Hang. It returns go-fuzz's score (1: text parsed) and an error
 // when a property fails.
 func fuzzParseState(text string) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		s, err := ParseState(text)
 		if err != nil {
 			return 0, nil

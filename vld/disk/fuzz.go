@@ -8,7 +8,6 @@ import (
 	"math"
 	"reflect"
 	"sync"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -18,15 +17,11 @@ import (
 // FuzzGoParse (gofuzz.go). Parse must never panic; what it accepts must
 // survive a round trip, give finite seek times and build a layout or a
 // clean error whose layout serves a request; no input may allocate more
-// than fuzzlimit.AllocLimit or run longer than fuzzHangLimit. It returns
+// than fuzzlimit.AllocLimit or run longer than fuzzlimit.Hang. It returns
 // go-fuzz's score (1: a model parsed) and an error when a property fails.
 func fuzzParse(data []byte) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzParseModel(data) })
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) { return fuzzParseModel(data) })
 }
-
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang: the native engine has no time limit).
-const fuzzHangLimit = 10 * time.Second
 
 func fuzzParseModel(data []byte) (int, error) {
 	m, err := Parse(data)
@@ -86,7 +81,7 @@ func fuzzServicePosition(which uint8, cyl, surf int, now float64, b int64, n uin
 	if err != nil {
 		return 0, err
 	}
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		l := layouts[int(which)%len(layouts)]
 		if math.IsNaN(now) || math.IsInf(now, 0) || math.Abs(now) > 1e9 {
 			return 0, nil

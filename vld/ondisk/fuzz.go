@@ -2,7 +2,6 @@ package ondisk
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -17,11 +16,6 @@ import (
 // Each target decodes the bytes as given and a copy with a valid CRC, so
 // that mutations get past the checksum and reach the field checks.
 
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang; the native engine has no time limit of its own, and both engines
-// report the panic).
-const fuzzHangLimit = 10 * time.Second
-
 // fuzzVariants returns b and a copy with its trailing CRC recomputed.
 func fuzzVariants(b []byte) [][]byte {
 	if len(b) < 64 {
@@ -35,7 +29,7 @@ func fuzzVariants(b []byte) [][]byte {
 // fuzzDecode runs decode on both variants; reencode (may be nil) checks
 // what decoded.
 func fuzzDecode[T any](data []byte, decode func([]byte) (T, error), reencode func(T, int) error) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range fuzzVariants(data) {
 			v, err := decode(x)

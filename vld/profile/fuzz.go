@@ -3,7 +3,6 @@ package profile
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -13,19 +12,14 @@ import (
 // and their go-fuzz adapters FuzzGoDecode and FuzzGoIdentify (gofuzz.go).
 // Each returns go-fuzz's score and an error when a property fails; no
 // input may allocate more than fuzzlimit.AllocLimit or run longer than
-// fuzzHangLimit.
-
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang; the native engine has no time limit of its own, and both engines
-// report the panic).
-const fuzzHangLimit = 10 * time.Second
+// fuzzlimit.Hang.
 
 // fuzzDecode is the profile decoder's fuzz target: Decode must never
 // panic, its errors wrap ErrCorrupt, and a profile it accepts must survive
 // what a consumer does (Summarize, every Row) and encode again. Its score
 // is 1 when the input decoded.
 func fuzzDecode(data []byte) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzDecodeOnce(data) })
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) { return fuzzDecodeOnce(data) })
 }
 
 func fuzzDecodeOnce(data []byte) (int, error) {
@@ -49,7 +43,7 @@ func fuzzDecodeOnce(data []byte) (int, error) {
 // fuzzIdentify is Identify's fuzz target: Identify must not panic on any
 // bytes. Its score is 1 when the bytes were identified.
 func fuzzIdentify(data []byte) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		if Identify(data) != "" {
 			return 1, nil
 		}

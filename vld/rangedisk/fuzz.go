@@ -3,7 +3,6 @@ package rangedisk
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -13,19 +12,15 @@ import (
 // go-fuzz adapter FuzzGoBitmapDesc (gofuzz.go, built only with the gofuzz
 // tag) (docs/fuzzing.md).
 
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang: the native engine has no time limit of its own).
-const fuzzHangLimit = 10 * time.Second
-
 // fuzzBitmapDesc: the bitmap descriptor [begin, end) whose free bitmap is
 // raw (little-endian 64-bit words; a trailing partial word is dropped)
 // validates, for a one-block write on a disk of 1<<20 blocks, without
 // panicking, and every run it yields is inside its range and made of free
 // blocks; no input may allocate more than fuzzlimit.AllocLimit or run
-// longer than fuzzHangLimit. It returns go-fuzz's score (1: the descriptor
+// longer than fuzzlimit.Hang. It returns go-fuzz's score (1: the descriptor
 // validated) and an error when a property fails.
 func fuzzBitmapDesc(begin, end int64, raw []byte) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		words := make([]uint64, len(raw)/8)
 		for i := range words {
 			for j := range 8 {

@@ -3,7 +3,6 @@ package ondisk
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -22,11 +21,6 @@ import (
 // (an owner inode number, a level); each target decodes both the bytes as
 // given and a copy with a correct checksum, so that mutations get past
 // the CRC and reach the field checks.
-
-// fuzzHangLimit is how long one input may run before a timer panics (a
-// hang; the native engine has no time limit of its own, and both engines
-// report the panic).
-const fuzzHangLimit = 10 * time.Second
 
 // fuzzParams splits 8 parameter bytes off data.
 func fuzzParams(data []byte) (uint64, []byte, bool) {
@@ -52,7 +46,7 @@ func fuzzInode(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b[:min(len(b), InodeSize)], inodeCRCOff) {
 			n, err := DecodeInode(x, ino)
@@ -75,7 +69,7 @@ func fuzzInodeBlock(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		if DecodeInodeBlock(b, first, func(int, *Inode) error { return nil }) != nil {
 			return 0, nil
 		}
@@ -89,7 +83,7 @@ func fuzzIndirect(data []byte) (int, error) {
 		return 0, nil
 	}
 	owner, level := p>>8, int(p&0xff)
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			dst := make([]uint64, PerIndirect(len(x)))
@@ -112,7 +106,7 @@ func fuzzDirBlock(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			var ents []DirEntry
@@ -137,7 +131,7 @@ func fuzzXattrBlock(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			var xs []Xattr
@@ -159,7 +153,7 @@ func fuzzPiece(data []byte) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, pieceCRCOff) {
 			dst := make([]uint64, PerPiece(len(x)))
@@ -178,7 +172,7 @@ func fuzzPiece(data []byte) (int, error) {
 }
 
 func fuzzSuperblock(data []byte) (int, error) {
-	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) {
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(data[:min(len(data), SuperblockSize)], sbCRCOff) {
 			s, err := DecodeSuperblock(x)
