@@ -136,31 +136,13 @@ func BenchmarkWriteFsync(b *testing.B) {
 func BenchmarkFsyncAfterStorm(b *testing.B) {
 	for _, files := range []int{0, 100_000} {
 		b.Run(fmt.Sprintf("files=%d", files), func(b *testing.B) {
-			dev := device.NewMem(512 << 20)
-			if err := Mkfs(dev, MkfsOptions{Model: testModel(b)}); err != nil {
-				b.Fatal(err)
-			}
-			fs, err := Mount(dev, Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer fs.Close()
-			dir, err := fs.Mkdir(RootIno, "d", 0o755, 0, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
+			fs := newImage(b, 512<<20).fs // checked and closed at cleanup
+			dir := must(fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(b)
 			for i := range files {
-				if _, err := fs.Create(dir.Ino, fmt.Sprintf("f%d", i), 0o644, 0, 0); err != nil {
-					b.Fatal(err)
-				}
+				must(fs.Create(dir.Ino, fmt.Sprintf("f%d", i), 0o644, 0, 0)).ok(b)
 			}
-			if err := fs.Sync(); err != nil {
-				b.Fatal(err)
-			}
-			a, err := fs.Create(RootIno, "f", 0o644, 0, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(0, fs.Sync()).ok(b)
+			a := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(b)
 			block := make([]byte, 4096)
 			b.ResetTimer()
 			for i := range b.N {
