@@ -71,23 +71,34 @@ func (c *Compactor) settle(deadline float64, worked bool) float64 {
 // time, one step at a time, and checks for new requests after every step.
 // A request that arrives during a step waits for it (the target serialises
 // them); that wait is counted as interference. When there is nothing to do
-// it looks again every poll interval (at least IdleDelayMs, at most 100 ms).
+// it looks again after a poll interval that starts at IdleDelayMs (at least
+// 1 ms) and doubles, up to 100 ms, for as long as no request comes: an idle
+// mount must not spend a core looking at every track each millisecond.
+// While enough tracks are empty it only checks their count, in O(1).
 func (c *Compactor) Run(ctx context.Context) error {
 	fg, ok := c.t.(Foreground)
 	if !ok {
 		return ErrNoForeground
 	}
 	delay := time.Duration(c.cfg.IdleDelayMs * float64(time.Millisecond))
-	poll := min(max(delay, time.Millisecond), 100*time.Millisecond)
+	poll := min(max(delay, time.Millisecond), maxPoll)
 	seen, _ := fg.Activity()
 	quietSince := time.Now()
 	inInterval, worked := false, false
+	// idlePoll is the wait before looking again when there was nothing to
+	// do; it backs off while no request comes.
+	idlePoll := poll
+	rest := func() {
+		sleep(ctx, idlePoll)
+		idlePoll = min(2*idlePoll, maxPoll)
+	}
 	// ended records the idle interval the request at last ended.
 	ended := func(n uint64, last time.Time) {
 		if inInterval {
 			c.pred.idle.add(msBetween(quietSince, last))
 		}
 		seen, quietSince, inInterval, worked = n, time.Now(), false, false
+		idlePoll = poll
 	}
 	for ctx.Err() == nil {
 		if n, last := fg.Activity(); n != seen {
@@ -98,6 +109,10 @@ func (c *Compactor) Run(ctx context.Context) error {
 			continue
 		}
 		inInterval = true
+		if c.satisfied() {
+			rest()
+			continue
+		}
 		if !c.mayStart(msBetween(quietSince, time.Now())) {
 			sleep(ctx, poll)
 			continue
@@ -118,10 +133,25 @@ func (c *Compactor) Run(ctx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("compactor: background run: %w", err)
 		case done:
-			sleep(ctx, poll)
+			rest()
 		}
 	}
 	return nil
+}
+
+// maxPoll bounds the real-clock loop's wait between looks when idle.
+const maxPoll = 100 * time.Millisecond
+
+// satisfied reports, in O(1), that no step is needed now: no source track
+// is being worked on and enough tracks are empty.
+func (c *Compactor) satisfied() bool {
+	if c.src >= 0 {
+		return false
+	}
+	empty, tracks := c.t.EmptyCount()
+	target := c.cfg.targetTracks(tracks)
+	c.update(func(s *Stats) { s.EmptyTracks, s.TargetTracks = empty, target })
+	return empty >= target
 }
 
 func msBetween(a, b time.Time) float64 { return float64(b.Sub(a)) / float64(time.Millisecond) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,5 +166,60 @@ func TestRunNeedsForeground(t *testing.T) {
 	}
 	if err := c.Run(context.Background()); !errors.Is(err, ErrNoForeground) {
 		t.Fatalf("Run on a target without Activity: %v", err)
+	}
+}
+
+// countingTarget counts the full looks (Space) the real-clock loop makes,
+// and reports no foreground activity.
+type countingTarget struct {
+	Target
+	spaces atomic.Int64
+}
+
+func (c *countingTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {
+	c.spaces.Add(1)
+	return c.Target.Space(dst)
+}
+
+func (c *countingTarget) Activity() (uint64, time.Time) { return 0, time.Time{} }
+
+// TestRunIdleIsCheap holds the background loop on an idle target for a
+// while: with enough empty tracks it must not look at every track at all,
+// and when it cannot reach its target (nothing movable) it must back off
+// instead of looking every millisecond (a 1 GiB image has 8,000 tracks to
+// copy and sort per look; before the back-off an idle mount spent 8 % of
+// a core on them).
+func TestRunIdleIsCheap(t *testing.T) {
+	const run = 600 * time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		target   float64
+		maxLooks int64
+	}{
+		// A fresh disk: everything is empty.
+		{"target reached", 0.25, 0},
+		// No track can be emptied (every track is empty or nothing can
+		// move, as on a fresh disk asked for 100 %): 1+2+4+...+64 ms and
+		// then every 100 ms is 12 looks in 600 ms; allow for slow timers.
+		{"nothing to do", 1, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := fragmented(t, nil, 8<<20, 0, 1)
+			ct := &countingTarget{Target: Logical(d)}
+			c, err := New(ct, Config{IdleDelayMs: 1, TargetEmpty: tc.target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), run)
+			defer cancel()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			looks := ct.spaces.Load()
+			t.Logf("%d full looks in %v idle", looks, run)
+			if looks > tc.maxLooks {
+				t.Fatalf("%d full looks at every track in %v of idle time, want at most %d", looks, run, tc.maxLooks)
+			}
+		})
 	}
 }

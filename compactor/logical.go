@@ -23,6 +23,12 @@ func (l *LogicalTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {
 	return l.d.Volume().Space(dst)
 }
 
+// EmptyCount implements Target.
+func (l *LogicalTarget) EmptyCount() (int, int) {
+	v := l.d.Volume()
+	return v.EmptyTracks(), v.NumTracks()
+}
+
 // Live implements Target.
 func (l *LogicalTarget) Live(t int) ([]Block, int, error) {
 	ms, pinned, err := l.d.TrackLive(t)

@@ -21,6 +21,10 @@ type Target interface {
 	// Space returns every track's free space (reusing dst) and how many
 	// tracks are empty. It costs no simulated time.
 	Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int)
+	// EmptyCount is how many tracks are empty, of how many: the O(1) part
+	// of Space, which the real-clock loop checks before it looks at every
+	// track.
+	EmptyCount() (empty, tracks int)
 	// Live lists the blocks of track t the target can move, and how many
 	// other blocks in use the track holds (pinned > 0: it cannot be
 	// emptied now). It costs no simulated time.

@@ -28,6 +28,11 @@ func (t *CompactTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {
 	return t.fs.vol.Space(dst)
 }
 
+// EmptyCount implements compactor.Target.
+func (t *CompactTarget) EmptyCount() (int, int) {
+	return t.fs.vol.EmptyTracks(), t.fs.vol.NumTracks()
+}
+
 // NowMs implements compactor.Target.
 func (t *CompactTarget) NowMs() float64 { return t.fs.vol.NowMs() }
 
