@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vlfs/vlfs/internal/zerofill"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -28,10 +29,11 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	sizeText := fl.String("size", "1GiB", "image size: 512MiB, 1GiB, 4G (binary), 4GB (decimal); without it an existing file keeps its size, and a block device always does")
 	force := fl.Bool("force", false, "format even if IMAGE already holds a file system or other data")
 	quiet := fl.Bool("quiet", false, "no progress report")
+	sparse := fl.Bool("sparse", false, "leave the image file's holes (default: write zeros into them, so that the host allocates every block now and not at the first fsync that reaches it; docs/mounting.md)")
 	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
 	placeText := fl.String("placement", "eager", "block placement, fixed for the image: eager (the VLD), inplace (update in place), lfs (a log of 512 KiB segments) or range (a file's blocks ranged after its previous block, docs/ranges.md); docs/placement.md")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--sparse] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {
@@ -62,7 +64,7 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	sizeSet := flagSet(fl, "size")
-	m := mkfsJob{place: place, head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, stdout: stdout, stderr: stderr}
+	m := mkfsJob{place: place, head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, sparse: *sparse, stdout: stdout, stderr: stderr}
 	if err := m.run(); err != nil {
 		fmt.Fprintf(stderr, "vlfs mkfs: %v\n", err)
 		return exitFailure
@@ -82,7 +84,7 @@ type mkfsJob struct {
 	model          *disk.Model
 	size           int64
 	sizeSet, force bool
-	quiet          bool
+	quiet, sparse  bool
 	head           *profile.Profile // nil: the simulated head
 	place          vld.Placement
 	stdout, stderr io.Writer
@@ -110,7 +112,12 @@ func (m *mkfsJob) run() error {
 	if err != nil {
 		return describeOpenError(m.img, err)
 	}
-	err = m.format(dev)
+	if !isDev && !m.sparse {
+		err = m.fill()
+	}
+	if err == nil {
+		err = m.format(dev)
+	}
 	if cerr := dev.Close(); err == nil {
 		err = cerr
 	}
@@ -122,6 +129,19 @@ func (m *mkfsJob) run() error {
 	}
 	fmt.Fprintf(m.stdout, "vlfs: formatted %s: %s, %s disk model, 4096-byte blocks, placement %s\n", m.img, sizeText(dev.Size()), m.model.Name, m.place)
 	fmt.Fprintf(m.stdout, "mount it with: vlfs mount %s MOUNTPOINT\n", m.img)
+	return nil
+}
+
+// fill writes zeros into the image file's holes (package zerofill says
+// why), showing progress for large images.
+func (m *mkfsJob) fill() error {
+	var progress func(done, total int64)
+	if !m.quiet && m.size >= mkfsProgressMin {
+		progress = progressPrinter(m.stderr, "allocating")
+	}
+	if _, err := zerofill.File(m.img, progress); err != nil {
+		return fmt.Errorf("allocating %s (--sparse skips this): %w", m.img, err)
+	}
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParseSize(t *testing.T) {
@@ -126,7 +128,8 @@ func TestMkfsKeepsFileSize(t *testing.T) {
 	}{
 		{"existing file keeps its size", 96 << 20, nil, 96 << 20},
 		{"--size resizes it", 96 << 20, []string{"--size", "64MiB"}, 64 << 20},
-		{"empty file gets the default", 0, nil, 1 << 30},
+		// --sparse: a test need not write 1 GiB of zeros.
+		{"empty file gets the default", 0, []string{"--sparse"}, 1 << 30},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,6 +150,36 @@ func TestMkfsKeepsFileSize(t *testing.T) {
 			}
 			if st.Size() != tc.want {
 				t.Fatalf("image size %d, want %d", st.Size(), tc.want)
+			}
+		})
+	}
+}
+
+// TestMkfsFillsHoles: by default mkfs leaves no hole in an image file
+// (internal/zerofill says why); --sparse leaves them.
+func TestMkfsFillsHoles(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		wantHoles bool
+	}{
+		{"default", nil, false},
+		{"--sparse", []string{"--sparse"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := filepath.Join(t.TempDir(), "a.img")
+			args := append(append([]string{"mkfs", "--quiet", "--size", "32MiB"}, tc.args...), img)
+			if code, out, errs := runCLI(t, args...); code != exitOK {
+				t.Fatalf("mkfs: exit %d\n%s%s", code, out, errs)
+			}
+			var st unix.Stat_t
+			if err := unix.Stat(img, &st); err != nil {
+				t.Fatal(err)
+			}
+			allocated := st.Blocks * 512
+			t.Logf("%d of %d bytes allocated", allocated, st.Size)
+			if holes := allocated < st.Size; holes != tc.wantHoles {
+				t.Fatalf("%d of %d bytes allocated: holes %v, want %v", allocated, st.Size, holes, tc.wantHoles)
 			}
 		})
 	}
