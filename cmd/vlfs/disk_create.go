@@ -15,11 +15,12 @@ import (
 
 // diskCreateArgs is a parsed `vlfs disk create` command line.
 type diskCreateArgs struct {
-	img   string
-	model *disk.Model
-	place vld.Placement
-	size  int64
-	force bool
+	img    string
+	model  *disk.Model
+	place  vld.Placement
+	size   int64
+	force  bool
+	sparse bool
 }
 
 func runDiskCreate(args []string, stdout, stderr io.Writer) int {
@@ -41,8 +42,9 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 	place := fl.String("placement", "eager", "eager (the VLD: each block near the head, mapped), inplace (fixed homes: a regular disk) or lfs (a log of 512 KiB segments)")
 	sizeArg := fl.String("size", "", "image size (required): 256MiB, 1GiB, 4G; the exported disk is a little smaller")
 	force := fl.Bool("force", false, "overwrite an image that already holds data")
+	sparse := fl.Bool("sparse", false, "leave the image file's holes (default: write zeros into them, as vlfs mkfs does; docs/mounting.md)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs disk create [--disk PRESET|FILE] [--placement eager|inplace|lfs] --size SIZE [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs disk create [--disk PRESET|FILE] [--placement eager|inplace|lfs] --size SIZE [--sparse] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fl, args)
@@ -53,7 +55,7 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 		fl.Usage()
 		return nil, exitUsage
 	}
-	a := &diskCreateArgs{img: pos[0], force: *force}
+	a := &diskCreateArgs{img: pos[0], force: *force, sparse: *sparse}
 	bad := func(err error) (*diskCreateArgs, int) {
 		fmt.Fprintf(stderr, "vlfs disk create: %v\n", err)
 		return nil, exitUsage
@@ -96,7 +98,14 @@ func (a *diskCreateArgs) create(stdout, stderr io.Writer) error {
 	if err != nil {
 		return describeOpenError(a.img, err)
 	}
-	err = vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: a.model}, a.place)
+	if !a.sparse {
+		err = fillImage(a.img, a.size, stderr, false)
+	}
+	if err == nil {
+		if err = vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: a.model}, a.place); err != nil {
+			err = fmt.Errorf("formatting %s: %w", a.img, err)
+		}
+	}
 	if cerr := dev.Close(); err == nil {
 		err = cerr
 	}
@@ -104,7 +113,7 @@ func (a *diskCreateArgs) create(stdout, stderr io.Writer) error {
 		if !existed {
 			os.Remove(a.img)
 		}
-		return fmt.Errorf("formatting %s: %w", a.img, err)
+		return err
 	}
 	return a.report(stdout)
 }

@@ -113,7 +113,7 @@ func (m *mkfsJob) run() error {
 		return describeOpenError(m.img, err)
 	}
 	if !isDev && !m.sparse {
-		err = m.fill()
+		err = fillImage(m.img, m.size, m.stderr, m.quiet)
 	}
 	if err == nil {
 		err = m.format(dev)
@@ -132,15 +132,15 @@ func (m *mkfsJob) run() error {
 	return nil
 }
 
-// fill writes zeros into the image file's holes (package zerofill says
-// why), showing progress for large images.
-func (m *mkfsJob) fill() error {
+// fillImage writes zeros into an image file's holes (package zerofill
+// says why), showing progress on stderr for large images unless quiet.
+func fillImage(img string, size int64, stderr io.Writer, quiet bool) error {
 	var progress func(done, total int64)
-	if !m.quiet && m.size >= mkfsProgressMin {
-		progress = progressPrinter(m.stderr, "allocating")
+	if !quiet && size >= mkfsProgressMin {
+		progress = progressPrinter(stderr, "allocating")
 	}
-	if _, err := zerofill.File(m.img, progress); err != nil {
-		return fmt.Errorf("allocating %s (--sparse skips this): %w", m.img, err)
+	if _, err := zerofill.File(img, progress); err != nil {
+		return fmt.Errorf("allocating %s (--sparse skips this): %w", img, err)
 	}
 	return nil
 }
