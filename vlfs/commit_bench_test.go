@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/zerofill"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -61,15 +62,9 @@ func BenchmarkWriteFsync(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			// Zero-filled like `bench peers` images, so fdatasync does not
+			// Zero-filled like vlfs mkfs's images, so fdatasync does not
 			// also allocate host blocks.
-			zero := make([]byte, 1<<20)
-			for off := int64(0); off < size; off += int64(len(zero)) {
-				if _, err := d.WriteAt(zero, off); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := d.Flush(); err != nil {
+			if _, err := zerofill.File(path, nil); err != nil {
 				b.Fatal(err)
 			}
 			return d
