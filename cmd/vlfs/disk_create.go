@@ -87,18 +87,20 @@ func (a *diskCreateArgs) create(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "vlfs disk create: the %s disk holds %s; the image is cut to that size\n", a.model.Name, sizeText(c))
 		a.size = c
 	}
-	if existed {
-		// Empty it first: in-place homes are read as they are on the
-		// image, so old contents must not show through.
-		if err := os.Truncate(a.img, 0); err != nil {
-			return err
-		}
-	}
+	// Open (and lock) first: an image someone else holds must not be
+	// emptied before the lock refuses it.
 	dev, err := device.OpenFile(a.img, device.FileOptions{Create: true, Size: a.size})
 	if err != nil {
 		return describeOpenError(a.img, err)
 	}
-	if !a.sparse {
+	if existed {
+		// Empty it: in-place homes are read as they are on the image, so
+		// old contents must not show through.
+		if err = os.Truncate(a.img, 0); err == nil {
+			err = os.Truncate(a.img, a.size)
+		}
+	}
+	if err == nil && !a.sparse {
 		err = fillImage(a.img, a.size, stderr, false)
 	}
 	if err == nil {

@@ -148,3 +148,33 @@ func TestDiskServeRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestDiskCreateForceKeepsLockedImage: --force on an image another process
+// holds (a running server) is refused, and the image is left as it was. It
+// used to be emptied before the lock was even tried.
+func TestDiskCreateForceKeepsLockedImage(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "d.img")
+	if code, _, errs := runDiskCLI("disk", "create", "--size", "16MiB", img); code != exitOK {
+		t.Fatal(errs)
+	}
+	before, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.OpenFile(img, device.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	code, _, errs := runDiskCLI("disk", "create", "--force", "--size", "16MiB", img)
+	if code == exitOK {
+		t.Fatal("disk create --force formatted an image in use")
+	}
+	after, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Fatalf("refused (%q), but the image changed: %d bytes before, %d after", strings.TrimSpace(errs), len(before), len(after))
+	}
+}
