@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vlfs/vlfs/internal/zerofill"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
@@ -141,6 +143,13 @@ func fillImage(img string, size int64, stderr io.Writer, quiet bool) error {
 	}
 	if _, err := zerofill.File(img, progress); err != nil {
 		return fmt.Errorf("allocating %s (--sparse skips this): %w", img, err)
+	}
+	// A host file system that compresses or deduplicates keeps written
+	// zeros sparse; say so rather than promise what did not happen.
+	var st unix.Stat_t
+	if err := unix.Stat(img, &st); err == nil && st.Blocks*512 < size {
+		fmt.Fprintf(stderr, "vlfs: warning: the host file system keeps %s sparse after zeros were written (%s of %s allocated; compression or deduplication?): its first writes into each block will be slower (docs/mounting.md)\n",
+			img, sizeText(st.Blocks*512), sizeText(size))
 	}
 	return nil
 }

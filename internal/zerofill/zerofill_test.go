@@ -53,6 +53,13 @@ func TestHoles(t *testing.T) {
 			_, err := f.WriteAt(mark, 3<<20)
 			return err
 		}, size - 1<<20, size - int64(len(mark))},
+		{"data at the end", func(f *os.File) error {
+			if err := f.Truncate(size); err != nil {
+				return err
+			}
+			_, err := f.WriteAt(mark, size-int64(len(mark)))
+			return err
+		}, size - 1<<20, size - int64(len(mark))},
 		{"fallocated", func(f *os.File) error {
 			return unix.Fallocate(int(f.Fd()), 0, 0, size)
 		}, 0, size},
@@ -67,7 +74,7 @@ func TestHoles(t *testing.T) {
 			if err := tc.setup(f); err != nil {
 				t.Skipf("set-up not supported here: %v", err)
 			}
-			var last int64
+			last := int64(-1)
 			n, err := Holes(f, size, func(done, total int64) {
 				if done < last || done > total || total != size {
 					t.Errorf("progress %d/%d after %d", done, total, last)
@@ -78,6 +85,9 @@ func TestHoles(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("wrote %d bytes", n)
+			if n > 0 && last != size {
+				t.Errorf("progress ended at %d of %d", last, size)
+			}
 			if n < tc.wantMin || n > tc.wantMax {
 				t.Fatalf("wrote %d bytes, want %d to %d", n, tc.wantMin, tc.wantMax)
 			}
@@ -107,5 +117,38 @@ func TestFileRefusesNonRegular(t *testing.T) {
 	}
 	if _, err := File(filepath.Join(t.TempDir(), "missing"), nil); err == nil {
 		t.Fatal("filled a missing file")
+	}
+}
+
+// TestFillZeroChunks is the fallback for file systems that report no
+// holes: every chunk reading as zeros is rewritten, data is kept.
+func TestFillZeroChunks(t *testing.T) {
+	const size = 4<<20 + 4096 // a short last chunk
+	path := filepath.Join(t.TempDir(), "img")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	mark := []byte("keep me")
+	if _, err := f.WriteAt(mark, 2<<20+100); err != nil {
+		t.Fatal(err)
+	}
+	n, err := fillZeroChunks(f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(size - 1<<20); n != want {
+		t.Fatalf("wrote %d bytes, want %d (every chunk but the one with data)", n, want)
+	}
+	got := make([]byte, len(mark))
+	if _, err := f.ReadAt(got, 2<<20+100); err != nil || !bytes.Equal(got, mark) {
+		t.Fatalf("data changed: %q (%v)", got, err)
+	}
+	if a := Allocated(f); a < size-1<<20 {
+		t.Fatalf("%d bytes allocated after the fallback, want about %d", a, size)
 	}
 }
