@@ -70,11 +70,14 @@ func (c *Compactor) settle(deadline float64, worked bool) float64 {
 // works whenever no foreground request has arrived for IdleDelayMs of wall
 // time, one step at a time, and checks for new requests after every step.
 // A request that arrives during a step waits for it (the target serialises
-// them); that wait is counted as interference. When there is nothing to do
-// it looks again after a poll interval that starts at IdleDelayMs (at least
-// 1 ms) and doubles, up to 100 ms, for as long as no request comes: an idle
-// mount must not spend a core looking at every track each millisecond.
-// While enough tracks are empty it only checks their count, in O(1).
+// them); that wait is counted as interference. While enough tracks are
+// empty (and no index look-up waits) it only checks their count, in O(1);
+// when a step found nothing to do, the next full look at every track
+// waits twice as long as the last, up to 100 ms, until a request comes: an
+// idle mount must not spend a core sorting every track each millisecond.
+// A Waker target lets it sleep while idle (waking at a request, or after
+// the same back-off: write-outs change free space without one); others
+// are polled every IdleDelayMs (at least 1 ms).
 func (c *Compactor) Run(ctx context.Context) error {
 	fg, ok := c.t.(Foreground)
 	if !ok {
@@ -85,12 +88,30 @@ func (c *Compactor) Run(ctx context.Context) error {
 	seen, _ := fg.Activity()
 	quietSince := time.Now()
 	inInterval, worked := false, false
-	// idlePoll is the wait before looking again when there was nothing to
-	// do; it backs off while no request comes.
-	idlePoll := poll
+	// After a step that found nothing to do, no full look before nextLook;
+	// lookWait is the next back-off.
+	var nextLook time.Time
+	lookWait := poll
+	// rest waits while there is nothing to do: a poll interval, or for a
+	// Waker target until a request comes or a back-off passes.
+	var wake <-chan struct{}
+	if w, ok := c.t.(Waker); ok {
+		wake = w.Wake()
+	}
+	restWait := poll
 	rest := func() {
-		sleep(ctx, idlePoll)
-		idlePoll = min(2*idlePoll, maxPoll)
+		if wake == nil {
+			sleep(ctx, poll)
+			return
+		}
+		t := time.NewTimer(restWait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		case <-wake:
+		}
+		restWait = min(2*restWait, maxPoll)
 	}
 	// ended records the idle interval the request at last ended.
 	ended := func(n uint64, last time.Time) {
@@ -98,7 +119,7 @@ func (c *Compactor) Run(ctx context.Context) error {
 			c.pred.idle.add(msBetween(quietSince, last))
 		}
 		seen, quietSince, inInterval, worked = n, time.Now(), false, false
-		idlePoll = poll
+		nextLook, lookWait, restWait = time.Time{}, poll, poll
 	}
 	for ctx.Err() == nil {
 		if n, last := fg.Activity(); n != seen {
@@ -109,12 +130,8 @@ func (c *Compactor) Run(ctx context.Context) error {
 			continue
 		}
 		inInterval = true
-		if c.satisfied() {
+		if time.Now().Before(nextLook) || c.satisfied() || !c.mayStart(msBetween(quietSince, time.Now())) {
 			rest()
-			continue
-		}
-		if !c.mayStart(msBetween(quietSince, time.Now())) {
-			sleep(ctx, poll)
 			continue
 		}
 		if !worked {
@@ -133,19 +150,24 @@ func (c *Compactor) Run(ctx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("compactor: background run: %w", err)
 		case done:
-			rest()
+			nextLook = time.Now().Add(lookWait)
+			lookWait = min(2*lookWait, maxPoll)
 		}
 	}
 	return nil
 }
 
-// maxPoll bounds the real-clock loop's wait between looks when idle.
+// maxPoll bounds the real-clock loop's poll interval and its back-off
+// between full looks.
 const maxPoll = 100 * time.Millisecond
 
 // satisfied reports, in O(1), that no step is needed now: no source track
-// is being worked on and enough tracks are empty.
+// is being worked on, no index look-up waits and enough tracks are empty.
 func (c *Compactor) satisfied() bool {
 	if c.src >= 0 {
+		return false
+	}
+	if ix, ok := c.t.(Indexer); ok && ix.IndexPending() {
 		return false
 	}
 	empty, tracks := c.t.EmptyCount()

@@ -3,8 +3,10 @@ package compactor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -169,17 +171,32 @@ func TestRunNeedsForeground(t *testing.T) {
 	}
 }
 
-// countingTarget counts the full looks (Space) the real-clock loop makes,
-// and reports no foreground activity.
+// countingTarget counts the full looks (Space) and the O(1) ones
+// (EmptyCount) the real-clock loop makes, and reports no foreground
+// activity.
 type countingTarget struct {
 	Target
-	spaces atomic.Int64
+	spaces, counts atomic.Int64
 }
 
 func (c *countingTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {
 	c.spaces.Add(1)
 	return c.Target.Space(dst)
 }
+
+func (c *countingTarget) EmptyCount() (int, int) {
+	c.counts.Add(1)
+	return c.Target.EmptyCount()
+}
+
+// wakingTarget is a countingTarget that is also a Waker (no request ever
+// comes).
+type wakingTarget struct {
+	*countingTarget
+	wake chan struct{}
+}
+
+func (w wakingTarget) Wake() <-chan struct{} { return w.wake }
 
 func (c *countingTarget) Activity() (uint64, time.Time) { return 0, time.Time{} }
 
@@ -188,25 +205,37 @@ func (c *countingTarget) Activity() (uint64, time.Time) { return 0, time.Time{} 
 // and when it cannot reach its target (nothing movable) it must back off
 // instead of looking every millisecond (a 1 GiB image has 8,000 tracks to
 // copy and sort per look; before the back-off an idle mount spent 8 % of
-// a core on them).
+// a core on them). A Waker target must not even be polled every
+// millisecond: an idle mount spent 4 % of a core on the timer wake-ups
+// alone.
 func TestRunIdleIsCheap(t *testing.T) {
 	const run = 600 * time.Millisecond
 	for _, tc := range []struct {
 		name     string
 		target   float64
+		waker    bool
 		maxLooks int64
+		// maxWakes bounds the O(1) checks of a Waker target: 1+2+...+64 ms
+		// and then every 100 ms is 12 in 600 ms.
+		maxWakes int64
 	}{
 		// A fresh disk: everything is empty.
-		{"target reached", 0.25, 0},
+		{"target reached", 0.25, false, 0, -1},
+		{"target reached, waker", 0.25, true, 0, 16},
 		// No track can be emptied (every track is empty or nothing can
 		// move, as on a fresh disk asked for 100 %): 1+2+4+...+64 ms and
 		// then every 100 ms is 12 looks in 600 ms; allow for slow timers.
-		{"nothing to do", 1, 16},
+		{"nothing to do", 1, false, 16, -1},
+		{"nothing to do, waker", 1, true, 16, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fragmented(t, nil, 8<<20, 0, 1)
 			ct := &countingTarget{Target: Logical(d)}
-			c, err := New(ct, Config{IdleDelayMs: 1, TargetEmpty: tc.target})
+			var target Target = ct
+			if tc.waker {
+				target = wakingTarget{ct, make(chan struct{})}
+			}
+			c, err := New(target, Config{IdleDelayMs: 1, TargetEmpty: tc.target})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,11 +244,91 @@ func TestRunIdleIsCheap(t *testing.T) {
 			if err := c.Run(ctx); err != nil {
 				t.Fatal(err)
 			}
-			looks := ct.spaces.Load()
-			t.Logf("%d full looks in %v idle", looks, run)
+			looks, counts := ct.spaces.Load(), ct.counts.Load()
+			t.Logf("%d full looks, %d empty-track counts in %v idle", looks, counts, run)
 			if looks > tc.maxLooks {
 				t.Fatalf("%d full looks at every track in %v of idle time, want at most %d", looks, run, tc.maxLooks)
 			}
+			if tc.maxWakes >= 0 && counts > tc.maxWakes {
+				t.Fatalf("%d empty-track counts in %v of idle time, want at most %d: the loop polls instead of sleeping", counts, run, tc.maxWakes)
+			}
 		})
+	}
+}
+
+// bumpTarget is a target whose foreground activity the test makes.
+type bumpTarget struct {
+	Target
+	mu   sync.Mutex
+	n    uint64
+	last time.Time
+	wake chan struct{}
+}
+
+func (b *bumpTarget) bump() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n++
+	b.last = time.Now()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (b *bumpTarget) Activity() (uint64, time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n, b.last
+}
+
+// TestRunSeesRequestsWhileBackingOff: the back-off between full looks must
+// not make the loop deaf. Requests 20 ms apart, after a long idle time in
+// which the back-off reached its longest, must each end an idle interval
+// of their own in the predictor's history, not be swallowed into one long
+// "idle" interval that the burst itself counts in (review of the first
+// back-off, which slept up to 100 ms without looking for requests).
+func TestRunSeesRequestsWhileBackingOff(t *testing.T) {
+	for _, waker := range []bool{false, true} {
+		t.Run(fmt.Sprintf("waker=%v", waker), func(t *testing.T) { runSeesRequests(t, waker) })
+	}
+}
+
+// wakingBumpTarget signals each bump on its Wake channel.
+type wakingBumpTarget struct{ *bumpTarget }
+
+func (w wakingBumpTarget) Wake() <-chan struct{} { return w.wake }
+
+func runSeesRequests(t *testing.T, waker bool) {
+	d, _ := fragmented(t, nil, 8<<20, 0, 1)
+	bt := &bumpTarget{Target: Logical(d), wake: make(chan struct{}, 1)}
+	var target Target = bt
+	if waker {
+		target = wakingBumpTarget{bt}
+	}
+	// Target 1: a fresh disk offers nothing to move, so every step is
+	// "done" and the back-off grows.
+	c, err := New(target, Config{IdleDelayMs: 1, TargetEmpty: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	time.Sleep(450 * time.Millisecond)
+	const requests = 5
+	for i := 0; i < requests; i++ {
+		bt.bump()
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// One interval ended by the first request, one by each later one.
+	got := c.pred.idle.n
+	t.Logf("%d idle intervals recorded, mean %.1f ms", got, c.pred.idle.mean)
+	if got < requests-1 {
+		t.Fatalf("%d idle intervals recorded for %d requests 20 ms apart after a long idle time: requests were missed", got, requests)
 	}
 }

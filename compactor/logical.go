@@ -16,7 +16,11 @@ type LogicalTarget struct{ d *vld.LogicalDisk }
 var (
 	_ Target     = (*LogicalTarget)(nil)
 	_ Foreground = (*LogicalTarget)(nil)
+	_ Waker      = (*LogicalTarget)(nil)
 )
+
+// Wake implements Waker.
+func (l *LogicalTarget) Wake() <-chan struct{} { return l.d.Wake() }
 
 // Space implements Target.
 func (l *LogicalTarget) Space(dst []vld.TrackSpace) ([]vld.TrackSpace, int) {

@@ -53,12 +53,26 @@ type Indexer interface {
 	// at most) and reports whether it did any; false means nothing is
 	// waiting to be indexed.
 	Index() (worked bool, err error)
+	// IndexPending reports, cheaply, whether Index may have work: the
+	// real-clock loop keeps stepping while it has, even when enough
+	// tracks are empty, so look-ups are done in idle time before the
+	// compaction that needs them.
+	IndexPending() bool
 }
 
 // ErrNotIndexed is returned (wrapped) by Live for a track holding blocks
 // whose owner the target has yet to look up (Indexer): the track is
 // skipped for now, not passed over until its free count changes.
 var ErrNotIndexed = errors.New("compactor: owners of some blocks not looked up yet")
+
+// Waker is implemented by Foreground targets that can signal a request's
+// arrival, so that Run sleeps while idle instead of polling every
+// millisecond.
+type Waker interface {
+	// Wake receives after foreground requests arrive: at least once after
+	// each, coalesced.
+	Wake() <-chan struct{}
+}
 
 // Foreground is implemented by targets that count foreground requests,
 // which Run needs to detect idleness on the real clock.

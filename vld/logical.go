@@ -109,6 +109,7 @@ func newLogical(v *Volume) (*LogicalDisk, error) {
 		return nil, fmt.Errorf("open: logical disk of %d blocks on %d: %w", n, v.NumBlocks(), ErrCorrupt)
 	}
 	d := &LogicalDisk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4), place: Placement(app[8])}
+	d.act.wake = make(chan struct{}, 1)
 	if d.place == PlaceInPlace {
 		return d, d.homeAll()
 	}

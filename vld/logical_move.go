@@ -43,6 +43,7 @@ type cachedBlock struct {
 type activity struct {
 	n    atomic.Uint64 // requests arrived
 	last atomic.Int64  // wall-clock time of the last arrival, UnixNano
+	wake chan struct{} // signalled (without blocking) at each arrival
 }
 
 // noteMapLocked records that logical block l moved from physical old to
@@ -66,7 +67,15 @@ func (d *LogicalDisk) noteMapLocked(l int64, old, a uint32) {
 func (d *LogicalDisk) arrive() {
 	d.act.last.Store(time.Now().UnixNano())
 	d.act.n.Add(1)
+	select {
+	case d.act.wake <- struct{}{}:
+	default:
+	}
 }
+
+// Wake receives after foreground requests arrive (at least once after each,
+// coalesced), so that an idle-time worker can sleep until one comes.
+func (d *LogicalDisk) Wake() <-chan struct{} { return d.act.wake }
 
 // Activity reports how many foreground requests (Read, Write, WriteSync,
 // Sync, Trim) have arrived since open, and the wall-clock time of the

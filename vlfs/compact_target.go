@@ -17,6 +17,7 @@ var (
 	_ compactor.Target     = (*CompactTarget)(nil)
 	_ compactor.Foreground = (*CompactTarget)(nil)
 	_ compactor.Indexer    = (*CompactTarget)(nil)
+	_ compactor.Waker      = (*CompactTarget)(nil)
 )
 
 // CompactTarget returns the file system as a compactor.Target (also a
@@ -43,6 +44,9 @@ func (t *CompactTarget) Idle(ms float64) { t.fs.vol.Idle(ms) }
 // counts as a foreground request.
 func (t *CompactTarget) Activity() (uint64, time.Time) { return t.fs.stats.activity() }
 
+// Wake implements compactor.Waker.
+func (t *CompactTarget) Wake() <-chan struct{} { return t.fs.stats.wake }
+
 // Index implements compactor.Indexer.
 func (t *CompactTarget) Index() (bool, error) {
 	fs := t.fs
@@ -52,6 +56,14 @@ func (t *CompactTarget) Index() (bool, error) {
 		return false, err
 	}
 	return fs.indexLocked()
+}
+
+// IndexPending implements compactor.Indexer.
+func (t *CompactTarget) IndexPending() bool {
+	fs := t.fs
+	fs.lock()
+	defer fs.unlock()
+	return len(fs.cm.index) > 0
 }
 
 // compactableLocked refuses compaction of a file system that cannot be

@@ -79,6 +79,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		imap: newInodeMap(geo), inodes: map[Ino]*inode{}, dirty: map[Ino]*inode{},
 		iblocks: map[uint64][]byte{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
+	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
 		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1}
 	}

@@ -52,6 +52,7 @@ type counters struct {
 	// For the compactor's idle detection (compactor.Foreground).
 	arrived atomic.Uint64 // operations arrived
 	last    atomic.Int64  // wall-clock time of the last one, UnixNano
+	wake    chan struct{} // signalled (without blocking) at each one
 }
 
 func (c *counters) count(op opKind, n int) {
@@ -59,6 +60,10 @@ func (c *counters) count(op opKind, n int) {
 	c.bytes[op].Add(int64(n))
 	c.last.Store(time.Now().UnixNano())
 	c.arrived.Add(1)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
 // activity is how many operations arrived and when the last one did.
