@@ -226,7 +226,7 @@ func TestRunIdleIsCheap(t *testing.T) {
 		// move, as on a fresh disk asked for 100 %): 1+2+4+...+64 ms and
 		// then every 100 ms is 12 looks in 600 ms; allow for slow timers.
 		{"nothing to do", 1, false, 16, -1},
-		{"nothing to do, waker", 1, true, 16, -1},
+		{"nothing to do, waker", 1, true, 16, 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fragmented(t, nil, 8<<20, 0, 1)

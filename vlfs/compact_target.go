@@ -58,12 +58,20 @@ func (t *CompactTarget) Index() (bool, error) {
 	return fs.indexLocked()
 }
 
-// IndexPending implements compactor.Indexer.
+// IndexPending implements compactor.Indexer: some queued inode can be
+// looked up now. An inode with unsaved changes is skipped by Index until
+// its write-out (indexLocked), so it does not count; dirty inodes are
+// always in memory, so one that is not loaded is clean.
 func (t *CompactTarget) IndexPending() bool {
 	fs := t.fs
 	fs.lock()
 	defer fs.unlock()
-	return len(fs.cm.index) > 0
+	for ino := range fs.cm.index {
+		if in := fs.inodes[ino]; in == nil || !in.hasDirtyState() {
+			return true
+		}
+	}
+	return false
 }
 
 // compactableLocked refuses compaction of a file system that cannot be

@@ -145,11 +145,12 @@ func fillImage(img string, size int64, stderr io.Writer, quiet bool) error {
 		return fmt.Errorf("allocating %s (--sparse skips this): %w", img, err)
 	}
 	// A host file system that compresses or deduplicates keeps written
-	// zeros sparse; say so rather than promise what did not happen.
+	// zeros sparse (and ZFS counts blocks only when its transaction group
+	// commits); say so rather than promise what may not have happened.
 	var st unix.Stat_t
 	if err := unix.Stat(img, &st); err == nil && st.Blocks*512 < size {
-		fmt.Fprintf(stderr, "vlfs: warning: the host file system keeps %s sparse after zeros were written (%s of %s allocated; compression or deduplication?): its first writes into each block will be slower (docs/mounting.md)\n",
-			img, sizeText(st.Blocks*512), sizeText(size))
+		fmt.Fprintf(stderr, "vlfs: warning: the host file system reports %s of %s allocated after zeros were written to %s (compression, deduplication, or a delayed count?); if it keeps the image sparse, its first writes into each block will be slower (docs/mounting.md)\n",
+			sizeText(st.Blocks*512), sizeText(size), img)
 	}
 	return nil
 }

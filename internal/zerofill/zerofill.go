@@ -35,7 +35,9 @@ const chunk = 1 << 20
 // (SEEK_HOLE finds none, as on many FUSE and network file systems, yet
 // fewer blocks are allocated than the file is long) gets zeros written over
 // every chunk that reads as zeros instead; f must then be open for reading
-// too. progress, if not nil, is called with the bytes passed so far and
+// too. On a host that keeps written zeros unallocated (compression), or
+// reports no allocation at all, that fallback reads and rewrites the whole
+// file every time. progress, if not nil, is called with the bytes passed so far and
 // size, last with (size, size). It returns how many bytes it wrote. Errors
 // do not name the file; the caller does.
 func Holes(f *os.File, size int64, progress func(done, total int64)) (int64, error) {
@@ -66,7 +68,9 @@ func fillHoles(f *os.File, size int64, progress func(done, total int64)) (int64,
 	var written int64
 	for off := int64(0); off < size; {
 		hole, err := unix.Seek(fd, off, unix.SEEK_HOLE)
-		if err != nil {
+		if errors.Is(err, unix.ENXIO) {
+			hole = off // past the end of a short file: all the rest is hole
+		} else if err != nil {
 			return written, fmt.Errorf("zerofill: finding holes: %w", err)
 		}
 		if hole >= size {

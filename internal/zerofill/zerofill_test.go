@@ -60,6 +60,10 @@ func TestHoles(t *testing.T) {
 			_, err := f.WriteAt(mark, size-int64(len(mark)))
 			return err
 		}, size - 1<<20, size - int64(len(mark))},
+		{"short file is extended", func(f *os.File) error {
+			_, err := f.WriteAt(mark, 0)
+			return err
+		}, size - 1<<20, size - int64(len(mark))},
 		{"fallocated", func(f *os.File) error {
 			return unix.Fallocate(int(f.Fd()), 0, 0, size)
 		}, 0, size},
