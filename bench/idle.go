@@ -25,6 +25,9 @@ type IdleConfig struct {
 	// before measuring (at least 4 bursts each); default 2048.
 	Updates   int
 	Compactor compactor.Config
+	// LogWindow is the volumes' log window as a fraction of the disk's
+	// tracks (vld.Options.LogWindow); 0 is the default, 1/16.
+	LogWindow float64
 	Seed      int64
 	Progress  io.Writer // where to show progress (stderr); nil for none
 	// VLFS adds the file system's rows (system = vlfs, idle_vlfs.go)
@@ -134,7 +137,7 @@ func Idle(cfg IdleConfig) (*Report, error) {
 			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks,
 			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
 			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(),
-			"head": headName(cfg.Head),
+			"head": headName(cfg.Head), "log_window": logWindowParam(cfg.LogWindow),
 		},
 		Columns: []string{"disk", "system", "placement", "compactor", "head_model", "update_depth", "reference_depth", "burst_kb", "idle_ms", "utilization", "mean_ms", "vs_empty",
 			"locate_ms", "requests_per_update", "blocks_per_update", "checkpoints_per_burst",
@@ -213,4 +216,13 @@ func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 		rows = append(rows, lrows...)
 	}
 	return rows, nil
+}
+
+// logWindowParam is the log window's fraction of the disk's tracks as the
+// report states it: the default is 1/16 (at least 64 tracks).
+func logWindowParam(f float64) float64 {
+	if f == 0 {
+		return 1.0 / 16
+	}
+	return f
 }

@@ -66,7 +66,7 @@ func openLogical(cfg IdleConfig, m *disk.Model, img []byte) (*vld.LogicalDisk, *
 	} else {
 		dev = device.MemFrom(img)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head})
+	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head, LogWindow: cfg.LogWindow})
 	return d, dev, err
 }
 

@@ -100,7 +100,7 @@ func vlfsImage(cfg IdleConfig, m *disk.Model, u float64) (*vlfsImg, error) {
 	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Head: cfg.Head}); err != nil {
 		return nil, err
 	}
-	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
+	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head, LogWindow: cfg.LogWindow})
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func vlfsUpdate(fs *vlfs.FS, ino vlfs.Ino, blk int64) error {
 // the pointer depth of their block.
 func vlfsPoint(cfg IdleConfig, im *vlfsImg, burstKB int, idleMs float64, on bool) (*idleResult, depthCount, error) {
 	var depths depthCount
-	fs, err := vlfs.Mount(device.MemFrom(im.img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
+	fs, err := vlfs.Mount(device.MemFrom(im.img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head, LogWindow: cfg.LogWindow})
 	if err != nil {
 		return nil, depths, err
 	}

@@ -46,6 +46,14 @@ type Options struct {
 	// before a checkpoint; 0 means the default (1024). Smaller values bound
 	// recovery work further at the cost of more checkpoint writes.
 	CheckpointEvery int
+	// LogWindow is the fraction of the disk's tracks the log window spans
+	// from the next checkpoint on (0 means the default 1/16; at least 64
+	// tracks either way). Virtual-log entries, and so the data written
+	// with them in one request, go only inside the window; a larger one
+	// lets synchronous writes and the compactor use empty tracks anywhere
+	// in it, and costs every unclean mount a longer scan, which reads the
+	// whole window (docs/vld.md, docs/compactor.md).
+	LogWindow float64
 	// Batch is the write-batching policy of the request scheduler
 	// (sched.go); the zero value is FIFO, each request served whole.
 	Batch Batch

@@ -1,15 +1,20 @@
 package vld
 
 import (
+	"math"
 	"sort"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
-// windowTracks is how many tracks the log window spans: the tail scan after
-// an unclean stop reads at most this much of the disk.
-func windowTracks(ntracks int) uint32 {
+// windowTracks is how many tracks the log window spans: frac of them (0:
+// the default 1/16), at least 64. The tail scan after an unclean stop reads
+// at most this much of the disk.
+func windowTracks(ntracks int, frac float64) uint32 {
 	w := ntracks / 16
+	if frac > 0 {
+		w = int(math.Ceil(frac * float64(ntracks)))
+	}
 	if w < 64 {
 		w = 64
 	}
@@ -33,7 +38,7 @@ func (v *Volume) checkpointLocked() error {
 	per := ondisk.DirEntriesPerBlock(v.bs)
 	ck := ondisk.Checkpoint{
 		UUID: v.sb.UUID, Seq: g.ckpt.Seq + 1, LogSeq: g.nextSeq - 1, NextSeq: g.nextSeq,
-		WindowStart: uint32(v.windowStartLocked()), WindowTracks: windowTracks(v.layout.NumTracks()),
+		WindowStart: uint32(v.windowStartLocked()), WindowTracks: windowTracks(v.layout.NumTracks(), v.opts.LogWindow),
 		NumPieces: uint32(len(order)), SimMs: floatBits(v.m.now),
 	}
 	var dirAddrs []Addr

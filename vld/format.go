@@ -65,7 +65,7 @@ func Format(dev device.Device, fo FormatOptions) error {
 		return fmt.Errorf("format: %w", err)
 	}
 	ck := ondisk.Checkpoint{UUID: sb.UUID, Seq: 1, LogSeq: 0, NextSeq: 1, WindowStart: 0,
-		WindowTracks: windowTracks(layout.NumTracks())}
+		WindowTracks: windowTracks(layout.NumTracks(), 0)}
 	if err := ck.Encode(blocks[ondisk.CheckpointA*bs : (ondisk.CheckpointA+1)*bs]); err != nil {
 		return fmt.Errorf("format: %w", err)
 	}

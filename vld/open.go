@@ -17,6 +17,9 @@ import (
 // declares its live blocks with MarkLive, then calls Start.
 func Open(dev device.Device, o Options) (*Volume, error) {
 	t0 := time.Now()
+	if !(o.LogWindow >= 0 && o.LogWindow <= 1) {
+		return nil, fmt.Errorf("open: log window %v of the disk: want a fraction in (0, 1], or 0 for the default: %w", o.LogWindow, ErrInvalid)
+	}
 	v := &Volume{dev: dev, opts: o, written: map[Addr]uint32{}, pending: map[Addr]bool{}, log: newVlog()}
 	if err := v.readSuperblock(); err != nil {
 		return nil, err

@@ -79,7 +79,10 @@ type Options struct {
 	// Head is a measured write-cost profile for the profiled head model
 	// (docs/profiled-head.md); nil uses the simulated head.
 	Head *profile.Profile
-	Logf func(string, ...any)
+	// LogWindow is the volume's log window as a fraction of the disk's
+	// tracks (vld.Options.LogWindow); 0 is the default, 1/16.
+	LogWindow float64
+	Logf      func(string, ...any)
 	// TinyCaches is for crash tests: keep one clean inode, inode block and
 	// indirect block and one dirty inode in memory, so that metadata
 	// (inode and indirect blocks) is written out and evicted between

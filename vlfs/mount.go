@@ -97,7 +97,7 @@ func Mount(dev device.Device, o Options) (*FS, error) {
 		dev.Close()
 		return nil, fmt.Errorf("mount: %w: %w", ErrInvalid, err)
 	}
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head})
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head, LogWindow: o.LogWindow})
 	if err != nil {
 		if errors.Is(err, vld.ErrCorrupt) {
 			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)

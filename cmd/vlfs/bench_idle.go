@@ -37,15 +37,16 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	place := fl.String("placement", "eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both")
 	cleanPolicy := fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
 	head := fl.String("head", "sim", headUsage+"; a profile needs a --disk of one disk")
+	window := fl.Float64("log-window", 0, "the volumes' log window as a fraction of the disk's tracks (0: the default, 1/16); a larger one lets the compactor and synchronous writes use empty tracks anywhere in it, and costs every unclean mount a longer scan (docs/compactor.md)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--log-window F] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
 		fl.Usage()
 		return exitUsage
 	}
-	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows}
+	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows, LogWindow: *window}
 	var err error
 	if cfg.Compactor.Policy, err = compactor.ParsePolicy(*policy); err != nil {
 		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
@@ -138,6 +139,9 @@ func checkIdleParams(cfg bench.IdleConfig) error {
 		if !(ms >= 0) {
 			return fmt.Errorf("idle interval %v ms: must be >= 0: %w", ms, disk.ErrBadParameter)
 		}
+	}
+	if !(cfg.LogWindow >= 0 && cfg.LogWindow <= 1) {
+		return fmt.Errorf("--log-window %v: must be a fraction in (0, 1], or 0 for the default: %w", cfg.LogWindow, disk.ErrBadParameter)
 	}
 	return nil
 }

@@ -154,6 +154,12 @@ func (a *mountArgs) applyOptions() error {
 				return fmt.Errorf("-o %s: want a size > 0 (as dirty_limit=64MiB)", o)
 			}
 			a.fsOpt.DirtyLimitBytes = n
+		case "log_window":
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil || !(f > 0 && f <= 1) {
+				return fmt.Errorf("-o %s: want a fraction of the disk's tracks in (0, 1] (as log_window=0.25; default 1/16)", o)
+			}
+			a.fsOpt.LogWindow = f
 		default:
 			return fmt.Errorf("unknown mount option %q (see docs/mounting.md)", o)
 		}
