@@ -126,7 +126,9 @@ func runCrashScenario(t *testing.T, seed int64, steps int) {
 		t.Fatal(err)
 	}
 	crash := device.NewCrash(base)
-	opts := Options{CheckpointEvery: []int{4, 16, 0}[rng.Intn(3)]}
+	opts := Options{CheckpointEvery: []int{4, 16, 0}[rng.Intn(3)],
+		// From the seed, not rng, so that the other draws stay as they were.
+		LogWindow: []float64{0, 0.5, 1}[(seed%3+3)%3]}
 	open := func() *Volume {
 		v, err := Open(keepOpen{crash}, opts)
 		if err != nil {
@@ -205,8 +207,8 @@ func runCrashScenario(t *testing.T, seed int64, steps int) {
 		}
 	}
 	states := crash.States(rng, 4)
-	t.Logf("%s, checkpoint every %d, %d MiB, %d ops recorded, %d flushes, %d crash states, %d checkpoints",
-		model, opts.CheckpointEvery, base.Size()>>20, len(crash.Ops()), crash.Flushes(), len(states), v.Stats().Checkpoints)
+	t.Logf("%s, checkpoint every %d, log window %v, %d MiB, %d ops recorded, %d flushes, %d crash states, %d checkpoints",
+		model, opts.CheckpointEvery, opts.LogWindow, base.Size()>>20, len(crash.Ops()), crash.Flushes(), len(states), v.Stats().Checkpoints)
 	for _, st := range states {
 		verifyCrashState(t, crash, st, snaps, ps)
 	}
