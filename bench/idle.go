@@ -219,10 +219,10 @@ func idleDisk(cfg IdleConfig, m *disk.Model) ([]map[string]any, error) {
 }
 
 // logWindowParam is the log window's fraction of the disk's tracks as the
-// report states it: the default is 1/16 (at least 64 tracks).
+// report states it (at least 64 tracks either way).
 func logWindowParam(f float64) float64 {
 	if f == 0 {
-		return 1.0 / 16
+		return vld.DefaultLogWindow
 	}
 	return f
 }

@@ -23,10 +23,7 @@ func TestCompactWorkloads(t *testing.T) {
 	if *compactAll {
 		pairs = 1
 	}
-	var sub []Workload
-	for i := 0; i+1 < len(ws); i += 2 * pairs {
-		sub = append(sub, ws[i], ws[i+1])
-	}
+	sub := every(ws, pairs, 2)
 	res := runClean(t, sub)
 	if res.IdleCompactions != 0 || res.BlocksMoved == 0 {
 		t.Errorf("%d of %d recordings moved no block (%d blocks moved in all)", res.IdleCompactions, len(sub)*len(AllModes()), res.BlocksMoved)

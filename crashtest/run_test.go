@@ -16,14 +16,20 @@ func TestSeq1Subset(t *testing.T) {
 	if *seq1All {
 		step = 1
 	}
-	var sub []Workload
-	for i := 0; i < len(ws); i += step {
-		sub = append(sub, ws[i])
-	}
-	res := runClean(t, sub)
+	res := runClean(t, every(ws, step, 1))
 	if res.CrashStates < res.Workloads {
 		t.Errorf("only %d crash states for %d workloads", res.CrashStates, res.Workloads)
 	}
+}
+
+// every takes group consecutive workloads out of each step*group, from the
+// first: the subsets make test runs.
+func every(ws []Workload, step, group int) []Workload {
+	var sub []Workload
+	for i := 0; i+group <= len(ws); i += step * group {
+		sub = append(sub, ws[i:i+group]...)
+	}
+	return sub
 }
 
 // runClean runs ws with seed 1 and no shrinking, logs the summary and

@@ -7,11 +7,15 @@ import (
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
+// DefaultLogWindow is the fraction of the disk's tracks the log window
+// spans unless Options.LogWindow says otherwise (at least 64 tracks).
+const DefaultLogWindow = 1.0 / 16
+
 // windowTracks is how many tracks the log window spans: frac of them (0:
-// the default 1/16), at least 64. The tail scan after an unclean stop reads
-// at most this much of the disk.
+// DefaultLogWindow, rounded down), at least 64. The tail scan after an
+// unclean stop reads at most this much of the disk.
 func windowTracks(ntracks int, frac float64) uint32 {
-	w := ntracks / 16
+	w := int(float64(ntracks) * DefaultLogWindow)
 	if frac > 0 {
 		w = int(math.Ceil(frac * float64(ntracks)))
 	}
