@@ -101,6 +101,11 @@ type Config struct {
 	Start Start
 	// Seed drives the Random policy.
 	Seed int64
+	// CommitEachStep makes a Settler target commit every move step, as
+	// targets without deferred commits do. By default a Settler commits
+	// once per source track: its last step, or when the track is given up
+	// (docs/compactor.md, "Commit once per source track").
+	CommitEachStep bool
 }
 
 // WithDefaults returns c with its zero fields set to the defaults, or an

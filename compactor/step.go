@@ -157,7 +157,7 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 		// Never fill a track that is a better source than this one.
 		o.MaxFree = c.srcFree
 	}
-	moved, err := c.t.Move(c.pending[:n], o)
+	moved, err := c.move(c.pending[:n], o, n == len(c.pending))
 	ms := c.t.NowMs() - t0
 	if moved > 0 {
 		c.pred.move.add(ms)
@@ -165,6 +165,10 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 	switch {
 	case errors.Is(err, vld.ErrNoSpace):
 		c.src, c.pending = -1, nil
+		if err := c.settleMoves(); err != nil {
+			return false, err
+		}
+		ms = c.t.NowMs() - t0
 		c.update(func(s *Stats) { s.addStep(ms); s.NoHoles++ })
 		return true, nil
 	case err != nil:
@@ -176,6 +180,26 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 		return false, c.finishTrack()
 	}
 	return false, nil
+}
+
+// move relocates bs with Move, or with a Settler's MoveLater unless bs is
+// the source track's last step (whose Move commits every move before it).
+func (c *Compactor) move(bs []Block, o vld.HoleOpts, last bool) (int, error) {
+	if st, ok := c.t.(Settler); ok && !last && !c.cfg.CommitEachStep {
+		return st.MoveLater(bs, o)
+	}
+	return c.t.Move(bs, o)
+}
+
+// settleMoves commits moves a Settler target left pending, when a source track
+// is given up before its last step.
+func (c *Compactor) settleMoves() error {
+	if st, ok := c.t.(Settler); ok && !c.cfg.CommitEachStep {
+		if err := st.Settle(); err != nil {
+			return fmt.Errorf("compactor: committing moves: %w", err)
+		}
+	}
+	return nil
 }
 
 // finishTrack counts the source track if it is now empty: foreground

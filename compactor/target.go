@@ -43,6 +43,20 @@ type Target interface {
 	Idle(ms float64)
 }
 
+// Settler is implemented by targets whose moves change holders that many
+// moves share (a file system: one indirect block points at many data
+// blocks). Committing each step rewrites those holders each step; with
+// MoveLater the compactor commits once per source track instead.
+type Settler interface {
+	// MoveLater relocates blocks as Move does but leaves the commit to
+	// the target's next one (Settle, a later Move, or any other). The old
+	// copies stay in use until that commit is durable, so a crash before
+	// it recovers the old pointers and the old copies intact.
+	MoveLater(blocks []Block, o vld.HoleOpts) (int, error)
+	// Settle commits what MoveLater left pending, if anything.
+	Settle() error
+}
+
 // Indexer is implemented by targets that must look up who owns some
 // blocks before they can list them (a file system whose reverse map is
 // built lazily). Live then fails with ErrNotIndexed for a track holding

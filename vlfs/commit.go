@@ -86,6 +86,7 @@ func (fs *FS) commit() error {
 		return err
 	}
 	fs.dirtySince = time.Time{}
+	fs.cm.unsettled = 0 // this snapshot holds every move so far
 	fs.committing = true
 	fs.unlock()
 

@@ -20,6 +20,10 @@ type compaction struct {
 	// is always the contents of a block still owned as listed.
 	cache  map[vld.Addr][]byte
 	moved  int64               // blocks moved since mount
+	// unsettled counts blocks moved by MoveLater since the last commit
+	// snapshot: a later Move or Settle must commit even if it moves
+	// nothing itself.
+	unsettled int
 	byKind [ownInode + 1]int64 // of which, by owner kind
 	run    compactRun
 }

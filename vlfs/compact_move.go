@@ -27,23 +27,45 @@ type move struct {
 	buf  []byte
 }
 
-// compactMove moves the blocks of bs still owned as listed, then commits.
-// It returns vld.ErrBusy and vld.ErrNoSpace from the volume wrapped.
-func (fs *FS) compactMove(bs []compactor.Block, o vld.HoleOpts) (int, error) {
+// compactMove moves the blocks of bs still owned as listed and, with
+// commit, commits them with any moves left pending before. Without commit
+// (compactor.Settler's MoveLater) the pointer changes wait for the next
+// commit, so holders that several moves change (an indirect block, the
+// inode block, the inode map's piece) are written once, not once per
+// step. It returns vld.ErrBusy and vld.ErrNoSpace from the volume wrapped.
+func (fs *FS) compactMove(bs []compactor.Block, o vld.HoleOpts, commit bool) (int, error) {
 	fs.commitMu.Lock()
 	fs.lock()
 	n, sync, err := fs.relocateLocked(bs, o)
+	if !commit {
+		fs.cm.unsettled += n
+	}
+	pending := fs.cm.unsettled > 0
 	fs.unlock()
 	fs.commitMu.Unlock()
 	if err != nil {
 		return 0, err
 	}
-	if n > 0 || sync {
+	if commit && (n > 0 || sync || pending) {
 		if err := fs.syncAll(); err != nil {
 			return 0, fmt.Errorf("compaction commit: %w", err)
 		}
 	}
 	return n, nil
+}
+
+// settleMoves commits moves compactMove left pending, if any.
+func (fs *FS) settleMoves() error {
+	fs.lock()
+	pending := fs.cm.unsettled > 0
+	fs.unlock()
+	if !pending {
+		return nil
+	}
+	if err := fs.syncAll(); err != nil {
+		return fmt.Errorf("compaction commit: %w", err)
+	}
+	return nil
 }
 
 // relocateLocked relocates what it can; sync says a commit is wanted even if

@@ -18,6 +18,7 @@ var (
 	_ compactor.Foreground = (*CompactTarget)(nil)
 	_ compactor.Indexer    = (*CompactTarget)(nil)
 	_ compactor.Waker      = (*CompactTarget)(nil)
+	_ compactor.Settler    = (*CompactTarget)(nil)
 )
 
 // CompactTarget returns the file system as a compactor.Target (also a
@@ -169,5 +170,13 @@ func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 
 // Move implements compactor.Target (compact_move.go).
 func (t *CompactTarget) Move(bs []compactor.Block, o vld.HoleOpts) (int, error) {
-	return t.fs.compactMove(bs, o)
+	return t.fs.compactMove(bs, o, true)
 }
+
+// MoveLater implements compactor.Settler: Move without the commit.
+func (t *CompactTarget) MoveLater(bs []compactor.Block, o vld.HoleOpts) (int, error) {
+	return t.fs.compactMove(bs, o, false)
+}
+
+// Settle implements compactor.Settler.
+func (t *CompactTarget) Settle() error { return t.fs.settleMoves() }

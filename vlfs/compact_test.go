@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -183,5 +184,107 @@ func TestIndexPendingSkipsDirtyInodes(t *testing.T) {
 	must(0, fs.Fsync(a.Ino, false)).ok(t)
 	if !ct.IndexPending() {
 		t.Fatal("nothing pending once the inode is clean again")
+	}
+}
+
+// TestCompactCommitsOncePerTrack: as a compactor.Settler the file system
+// leaves each step's pointer changes to one commit per source track, so
+// the holders many moves share (indirect blocks, inode blocks, inode-map
+// pieces) are written once per track, not once per step. Compacting the
+// same fragmented image both ways must leave the same tree and a clean
+// Check, empty tracks either way, and commit less often and write fewer
+// blocks per block moved when deferred.
+func TestCompactCommitsOncePerTrack(t *testing.T) {
+	type result struct {
+		commits, written, moved, emptied int64
+	}
+	run := func(eachStep bool) result {
+		im := newImage(t, 16<<20)
+		fragment(t, im.fs, rand.New(rand.NewSource(1)), 160)
+		im.remount()
+		before := takeSnapshot(t, im.fs)
+		c0, w0 := im.fs.stats.commits.Load(), im.fs.vol.Stats().BlocksWritten
+		c := must(compactor.New(im.fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 2, CommitEachStep: eachStep})).ok(t)
+		must(0, c.Compact(nil)).ok(t)
+		s := c.Stats()
+		r := result{im.fs.stats.commits.Load() - c0, im.fs.vol.Stats().BlocksWritten - w0, s.BlocksMoved, s.TracksEmptied}
+		im.fs.lock()
+		unsettled := im.fs.cm.unsettled
+		im.fs.unlock()
+		if unsettled != 0 {
+			t.Errorf("each step %v: %d moved blocks left uncommitted after Compact", eachStep, unsettled)
+		}
+		im.check()
+		im.remount()
+		if got := takeSnapshot(t, im.fs); !maps.Equal(got, before) {
+			t.Fatalf("each step %v: tree changed:\n got %s\nwant %s", eachStep, summary(got), summary(before))
+		}
+		return r
+	}
+	each, once := run(true), run(false)
+	t.Logf("commit each step: %+v; once per track: %+v", each, once)
+	for _, r := range []result{each, once} {
+		if r.moved == 0 || r.emptied == 0 {
+			t.Fatalf("nothing compacted: %+v", r)
+		}
+	}
+	if once.commits >= each.commits {
+		t.Errorf("once per track made %d commits, each step %d: want fewer", once.commits, each.commits)
+	}
+	perMove := func(r result) float64 { return float64(r.written) / float64(r.moved) }
+	if perMove(once) >= perMove(each) {
+		t.Errorf("blocks written per block moved: %.2f once per track, %.2f each step: want fewer", perMove(once), perMove(each))
+	}
+}
+
+// noHolesAfter is the file system's compactor target whose MoveLater runs
+// out of holes once n moves wait for a commit, as a nearly full volume
+// does halfway through a track.
+type noHolesAfter struct {
+	*CompactTarget
+	n, waiting, failedWith int
+}
+
+func (t *noHolesAfter) MoveLater(bs []compactor.Block, o vld.HoleOpts) (int, error) {
+	if t.waiting >= t.n {
+		t.failedWith = t.waiting
+		return 0, fmt.Errorf("test: %w", vld.ErrNoSpace)
+	}
+	n, err := t.CompactTarget.MoveLater(bs, o)
+	t.waiting += n
+	return n, err
+}
+
+func (t *noHolesAfter) Move(bs []compactor.Block, o vld.HoleOpts) (int, error) {
+	t.waiting = 0 // Move commits
+	return t.CompactTarget.Move(bs, o)
+}
+
+// TestCompactSettlesGivenUpTrack: when the holes run out halfway through a
+// source track, the compactor gives the track up and commits the moves
+// made so far, so their old copies are freed rather than held until some
+// later commit.
+func TestCompactSettlesGivenUpTrack(t *testing.T) {
+	im := newImage(t, 16<<20)
+	fragment(t, im.fs, rand.New(rand.NewSource(1)), 160)
+	im.remount()
+	before := takeSnapshot(t, im.fs)
+	target := &noHolesAfter{CompactTarget: im.fs.CompactTarget(), n: 2}
+	c := must(compactor.New(target, compactor.Config{TargetEmpty: 1, StepBlocks: 1})).ok(t)
+	must(0, c.Compact(nil)).ok(t)
+	s := c.Stats()
+	im.fs.lock()
+	unsettled := im.fs.cm.unsettled
+	im.fs.unlock()
+	if s.NoHoles != 1 || target.failedWith != 2 {
+		t.Fatalf("stats %+v, %d moves waiting at the give-up: want one give-up with 2 waiting", s, target.failedWith)
+	}
+	if unsettled != 0 {
+		t.Fatalf("%d moves left uncommitted after the track was given up", unsettled)
+	}
+	im.check()
+	im.remount()
+	if got := takeSnapshot(t, im.fs); !maps.Equal(got, before) {
+		t.Fatalf("tree changed:\n got %s\nwant %s", summary(got), summary(before))
 	}
 }
