@@ -63,6 +63,10 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"StickyBit":             testStickyBit,
 	"UnlinkWhileListing":    testUnlinkWhileListing,
 	"FtruncateOpenUnlinked": testFtruncateOpenUnlinked,
+	"MmapShared":            testMmapShared,
+	"MmapPrivate":           testMmapPrivate,
+	"AppendTwoDescriptors":  testAppendTwoDescriptors,
+	"TruncateWhileOpen":     testTruncateWhileOpen,
 }
 
 // RunPosix runs every PosixTests case as a subtest, each in the directory
@@ -163,4 +167,17 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// dropCache writes a file's dirty pages out and drops its clean ones from
+// the kernel's page cache, so that the next read comes from the file
+// system itself (on a mount: from vlfs, not from the kernel's copy).
+// Pages still mapped stay.
+func dropCache(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	mustDo(t, "open to drop the cache", err)
+	defer f.Close()
+	mustDo(t, "fdatasync", unix.Fdatasync(int(f.Fd())))
+	mustDo(t, "fadvise DONTNEED", unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED))
 }
