@@ -67,6 +67,12 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"MmapPrivate":           testMmapPrivate,
 	"AppendTwoDescriptors":  testAppendTwoDescriptors,
 	"TruncateWhileOpen":     testTruncateWhileOpen,
+	"PartialBlocks":         testPartialBlocks,
+	"SeekDataHole":          testSeekDataHole,
+	"CopyFileRange":         testCopyFileRange,
+	"TruncatePartialBlock":  testTruncatePartialBlock,
+	"FallocatePunchHole":    testFallocatePunchHole,
+	"ODirect":               testODirect,
 }
 
 // RunPosix runs every PosixTests case as a subtest, each in the directory
@@ -109,6 +115,8 @@ func wantContent(t *testing.T, path string, want []byte) {
 }
 
 func head(b []byte) []byte { return b[:min(len(b), 16)] }
+
+func fd(f *os.File) int { return int(f.Fd()) }
 
 func lstat(t *testing.T, path string) unix.Stat_t {
 	t.Helper()
