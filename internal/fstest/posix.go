@@ -73,9 +73,15 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"CtimeOnChange":         testCtimeOnChange,
 	"DirTimesOnEntryChange": testDirTimesOnEntryChange,
 	"UtimensCtime":          testUtimensCtime,
+	"Flock":                 testFlock,
+	"FcntlLocks":            testFcntlLocks,
+	"ReaddirWhileChanging":  testReaddirWhileChanging,
+	"RenameOntoEmptyAcross": testRenameOntoEmptyAcross,
+	"XattrSymlink":          testXattrSymlink,
 	"TruncatePartialBlock":  testTruncatePartialBlock,
 	"FallocatePunchHole":    testFallocatePunchHole,
 	"ODirect":               testODirect,
+	"UnixSocket":            testUnixSocket,
 }
 
 // RunPosix runs every PosixTests case as a subtest, each in the directory
