@@ -3,6 +3,7 @@ package vlfs
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -10,6 +11,17 @@ import (
 // Extended attributes of an inode live in one xattr block (all of them
 // together must fit in one block).
 
+// xattrNamespaces are the prefixes of the attribute names vlfs keeps: those
+// of Linux file systems without POSIX ACLs. The kernel resolves namespaces
+// only for file systems with xattr handlers; FUSE passes every name on, so
+// the check is vlfs's.
+var xattrNamespaces = []string{"security.", "trusted.", "user."}
+
+// checkXattrName accepts what Linux file systems accept: a name in one of
+// xattrNamespaces with at least one byte after the prefix (a bare prefix is
+// ErrInvalid, EINVAL). Any other name, system.* (POSIX ACLs, which vlfs
+// does not enforce) included, is ErrNotSupported (EOPNOTSUPP), so that
+// nothing is stored that the kernel would not act on.
 func checkXattrName(name string) error {
 	switch {
 	case name == "":
@@ -17,7 +29,15 @@ func checkXattrName(name string) error {
 	case len(name) > ondisk.MaxXattrName:
 		return fmt.Errorf("attribute name of %d bytes: %w", len(name), ErrXattrRange)
 	}
-	return nil
+	for _, ns := range xattrNamespaces {
+		if rest, ok := strings.CutPrefix(name, ns); ok {
+			if rest == "" {
+				return fmt.Errorf("attribute name %q has only a namespace: %w", name, ErrInvalid)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("attribute %q: namespace not supported: %w", name, ErrNotSupported)
 }
 
 // xattrsLocked loads and returns in's attributes.
