@@ -82,6 +82,8 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"FallocatePunchHole":    testFallocatePunchHole,
 	"ODirect":               testODirect,
 	"UnixSocket":            testUnixSocket,
+	"XattrNamespaces":       testXattrNamespaces,
+	"XattrCapability":       testXattrCapability,
 }
 
 // RunPosix runs every PosixTests case as a subtest, each in the directory
