@@ -46,7 +46,11 @@ func (fs *FS) compactMove(bs []compactor.Block, o vld.HoleOpts, commit bool) (in
 	if err != nil {
 		return 0, err
 	}
-	if commit && (n > 0 || sync || pending) {
+	// A deferred step that moved nothing because owners were dirty
+	// commits after all: the commit makes them clean for the next try,
+	// and a step that costs no time would tell the compactor there is
+	// nothing to do.
+	if (commit && (n > 0 || sync || pending)) || (!commit && n == 0 && sync) {
 		if err := fs.syncAll(); err != nil {
 			return 0, fmt.Errorf("compaction commit: %w", err)
 		}
