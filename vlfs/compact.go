@@ -18,13 +18,13 @@ type compaction struct {
 	// cache holds blocks read ahead by Prefetch, by address. An entry is
 	// dropped when its block is freed (noteFreeLocked), so a cached copy
 	// is always the contents of a block still owned as listed.
-	cache map[vld.Addr][]byte
-	moved int64 // blocks moved since mount
+	cache  map[vld.Addr][]byte
+	moved  int64               // blocks moved since mount
+	byKind [ownInode + 1]int64 // of which, by owner kind
 	// unsettled counts blocks moved by MoveLater since the last commit
 	// snapshot: a later Move or Settle must commit even if it moves
 	// nothing itself.
 	unsettled int
-	byKind    [ownInode + 1]int64 // of which, by owner kind
 	run       compactRun
 }
 

@@ -37,8 +37,11 @@ func (fs *FS) compactMove(bs []compactor.Block, o vld.HoleOpts, commit bool) (in
 	fs.commitMu.Lock()
 	fs.lock()
 	n, sync, err := fs.relocateLocked(bs, o)
-	if !commit {
+	if !commit && n > 0 {
 		fs.cm.unsettled += n
+		// The flusher commits them within FlushInterval if nothing else
+		// does (a moved inode block changes only the inode map).
+		fs.markDirtySinceLocked()
 	}
 	pending := fs.cm.unsettled > 0
 	fs.unlock()
