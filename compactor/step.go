@@ -55,8 +55,8 @@ func (c *Compactor) update(f func(s *Stats)) {
 }
 
 // Step does one step of work: choosing a source track costs no simulated
-// time; reading its live blocks is one step; moving StepBlocks of them
-// (durably) is one step. It reports done when there is nothing to do: the
+// time; reading its live blocks is one step; moving StepBlocks of them is
+// one step (durable at once, or for a Settler at the track's last step). It reports done when there is nothing to do: the
 // target number of empty tracks is reached, no track can be emptied, or
 // no hole is left to move blocks into. vld.ErrBusy means foreground
 // requests are waiting: the caller should stop.

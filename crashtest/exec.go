@@ -133,15 +133,17 @@ const (
 // compact runs the idle-time compactor for the op's number of steps
 // (default defaultCompactSteps), or until it has nothing left to do. Its
 // target is every track empty, which it never reaches, so it moves all it
-// can; small steps make many commits, and so many crash points, inside
-// the moves. Each move is durable before the old copy is freed
-// (docs/compactor.md): a crash anywhere must recover a history state.
+// can. An odd step count commits every step (small steps make many
+// commits, so many crash points); an even one, the default, commits once
+// per source track, leaving moves uncommitted across steps. Each move is
+// durable before the old copy is freed (docs/compactor.md): a crash
+// anywhere must recover a history state.
 func (e executor) compact(op Op) error {
 	steps := int64(defaultCompactSteps)
 	if len(op.Args) == 1 {
 		steps = op.num(0)
 	}
-	c, err := compactor.New(e.fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 2})
+	c, err := compactor.New(e.fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 2, CommitEachStep: steps%2 == 1})
 	if err != nil {
 		return err
 	}

@@ -66,8 +66,7 @@ func Compact() []Workload {
 			continue
 		}
 		core, persist := w.Ops[0], w.Ops[1]
-		compact := Op{Kind: "compact"}
-		for _, ops := range [][]Op{{core, compact, persist}, {core, persist, compact}} {
+		for _, ops := range [][]Op{{core, compactOp(len(out)), persist}, {core, persist, compactOp(len(out) + 1)}} {
 			out = append(out, Workload{
 				Name:  fmt.Sprintf("compact-%04d", len(out)),
 				Setup: compactSetup(c.absent),
@@ -76,4 +75,15 @@ func Compact() []Workload {
 		}
 	}
 	return out
+}
+
+// compactOp is every other workload's compaction: the default step count
+// (even: the file system commits once per source track) or one step more
+// (odd: it commits every step; see executor.compact), so that both ways
+// meet crashes.
+func compactOp(n int) Op {
+	if n%2 == 0 {
+		return Op{Kind: "compact"}
+	}
+	return Op{Kind: "compact", Args: []string{fmt.Sprint(defaultCompactSteps + 1)}}
 }

@@ -102,7 +102,10 @@ func TestCompactionCrashVLFS(t *testing.T) {
 
 	rec := device.NewCrash(base)
 	fs := must(Mount(noClose{rec}, Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10})).ok(t)
-	c, err := compactor.New(fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 3})
+	// Odd seeds commit every step, even ones once per source track.
+	eachStep := seed%2 != 0
+	t.Logf("commit each step: %v", eachStep)
+	c, err := compactor.New(fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 3, CommitEachStep: eachStep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,8 @@ func TestCompactionCrashVLFS(t *testing.T) {
 			if _, err := c.Step(); err != nil {
 				t.Fatal(err)
 			}
-			// A move commits the whole state, foreground changes too.
+			// A committed move commits the whole state, foreground
+			// changes too; a deferred one changes nothing visible.
 			snaps, acked = append(snaps, takeSnapshot(t, fs)), append(acked, rec.Flushes())
 		}
 		w.changes(1 + rng.Intn(3))
@@ -286,5 +290,54 @@ func TestCompactSettlesGivenUpTrack(t *testing.T) {
 	im.remount()
 	if got := takeSnapshot(t, im.fs); !maps.Equal(got, before) {
 		t.Fatalf("tree changed:\n got %s\nwant %s", summary(got), summary(before))
+	}
+}
+
+// TestFlusherCommitsDeferredMoves: moves left for a later commit mark the
+// file system dirty, so the background flusher commits them within
+// FlushInterval even when nothing else changes (an idle mount whose
+// compactor was interrupted mid-track).
+func TestFlusherCommitsDeferredMoves(t *testing.T) {
+	dev := newFormatted(t, 16<<20)
+	im := mountImage(t, dev, Options{Logf: t.Logf, FlushInterval: time.Hour})
+	fragment(t, im.fs, rand.New(rand.NewSource(1)), 160)
+	im.o.FlushInterval = 50 * time.Millisecond
+	im.remount()
+	ct := im.fs.CompactTarget()
+	// Listing queues the owners to look up; index them, then list again.
+	for tr := 0; tr < im.fs.vol.NumTracks(); tr++ {
+		ct.Live(tr)
+	}
+	for worked := true; worked; {
+		worked = must(ct.Index()).ok(t)
+	}
+	moved := 0
+	for tr := 0; tr < im.fs.vol.NumTracks() && moved == 0; tr++ {
+		live, _, err := ct.Live(tr)
+		if err != nil || len(live) == 0 {
+			continue
+		}
+		// An inode block: its move changes only the inode map, which
+		// marks no inode dirty by itself.
+		for _, b := range live {
+			if owner(b.Owner).kind() == ownIBlock {
+				moved = must(ct.MoveLater([]compactor.Block{b}, vld.HoleOpts{Avoid: tr})).ok(t)
+				break
+			}
+		}
+	}
+	if moved == 0 {
+		t.Fatal("found no inode block to move")
+	}
+	unsettled := func() int {
+		im.fs.lock()
+		defer im.fs.unlock()
+		return im.fs.cm.unsettled
+	}
+	for deadline := time.Now().Add(5 * time.Second); unsettled() != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deferred moves still uncommitted 5 s later (flush interval 50 ms)", unsettled())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
