@@ -11,8 +11,9 @@ import (
 //
 //	core op, compact, persist   the compactor starts while the op's
 //	                            changes are buffered; vlfs commits the
-//	                            whole state with each move, so the first
-//	                            move makes the op durable
+//	                            whole state with each committed move
+//	                            (every step, or a track's last one: see
+//	                            compactOp), so that makes the op durable
 //	core op, persist, compact   it moves blocks that are durable
 //
 // where persist is an fsync of the op's target, or sync where the target
