@@ -7,11 +7,18 @@ import (
 )
 
 // window restricts a search to tracks [start, start+n) modulo the number of
-// tracks. The zero window (n == 0) means no restriction.
-type window struct{ start, n int }
+// tracks, and the tracks marked in extra (nil: none). The zero window
+// (n == 0) means no restriction.
+type window struct {
+	start, n int
+	extra    []bool
+}
 
 func (w window) contains(t, ntracks int) bool {
 	if w.n == 0 || w.n >= ntracks {
+		return true
+	}
+	if w.extra != nil && w.extra[t] {
 		return true
 	}
 	return (t-w.start+ntracks)%ntracks < w.n

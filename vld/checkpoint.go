@@ -31,7 +31,8 @@ func windowTracks(ntracks int, frac float64) uint32 {
 // checkpointLocked writes the location of every piece's current version and
 // resets the tree. Order: directory blocks, flush, checkpoint slot, flush;
 // only then are the previous checkpoint's blocks and every obsolete entry
-// recycled. The new log window starts at the head.
+// recycled. The new log window starts at the head; the extra log tracks
+// are chosen once the directory blocks are placed (log_tracks.go).
 func (v *Volume) checkpointLocked() error {
 	g := v.log
 	order := make([]uint32, 0, len(g.cur))
@@ -76,6 +77,11 @@ func (v *Volume) checkpointLocked() error {
 		}
 	}
 	ck.DirBlocks = dirAddrs
+	ck.Extra = v.extraTracksLocked(window{start: int(ck.WindowStart), n: int(ck.WindowTracks)}, len(dirAddrs))
+	extra, err := extraSet(&ck, v.layout.NumTracks())
+	if err != nil {
+		return err
+	}
 	if err := v.flushLocked(); err != nil {
 		return err
 	}
@@ -110,7 +116,7 @@ func (v *Volume) checkpointLocked() error {
 	g.sinceCkpt = 0
 	g.pinned = nil
 	g.dirBlocks = dirAddrs
-	g.ckpt = ck
+	g.ckpt, g.extra = ck, extra
 	v.stats.Checkpoints++
 	return nil
 }

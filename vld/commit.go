@@ -162,8 +162,9 @@ func (v *Volume) writeGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 }
 
 // placeInWindowLocked places n blocks inside the log window, moving the
-// window to the head first (a checkpoint) if the head has left it, or if
-// the window has no room.
+// window to the head first (a checkpoint) if the head has left it, if the
+// window has no room, or if empty tracks lie only outside it and its extra
+// tracks (wantRegisterLocked).
 func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 	if r, ok := v.extendLocked(n, v.logWindow()); ok {
 		return []run{r}, nil
@@ -171,7 +172,8 @@ func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 	if err := v.drainLocked(); err != nil { // the head must be where it really is
 		return nil, err
 	}
-	if !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2) {
+	headLeft := !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2)
+	if headLeft || v.wantRegisterLocked() {
 		if err := v.checkpointLocked(); err != nil {
 			return nil, err
 		}
@@ -262,9 +264,10 @@ func (v *Volume) checkpointEvery() int {
 	return checkpointEvery
 }
 
-// logWindow is the range of tracks every entry since the checkpoint lies in.
+// logWindow is the tracks every entry since the checkpoint lies in: its
+// window and its extra tracks (log_tracks.go).
 func (v *Volume) logWindow() window {
-	return window{start: int(v.log.ckpt.WindowStart), n: int(v.log.ckpt.WindowTracks)}
+	return window{start: int(v.log.ckpt.WindowStart), n: int(v.log.ckpt.WindowTracks), extra: v.log.extra}
 }
 
 // flushLocked makes every write so far durable, holding mu.

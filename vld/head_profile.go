@@ -212,8 +212,15 @@ func (ph *profiledHead) fallback(a *allocator, anchor int64, n int, w window) ch
 }
 
 // skipOutside returns the first block after b's track that may lie in w:
-// the window's first track if it is ahead, else the end of the disk.
+// the next track if w lists extra tracks, else the window's first track if
+// it is ahead, else the end of the disk.
 func (ph *profiledHead) skipOutside(a *allocator, b int64, w window) int64 {
+	if w.extra != nil {
+		if t := a.l.TrackOf(b) + 1; t < a.l.NumTracks() {
+			return a.l.TrackStart(t)
+		}
+		return a.l.NumBlocks()
+	}
 	if s := a.l.TrackStart(w.start); s > b {
 		return s
 	}

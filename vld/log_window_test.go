@@ -37,8 +37,16 @@ func TestLogWindowOption(t *testing.T) {
 				in++
 			}
 		}
-		if in != want {
-			t.Fatalf("LogWindow %v: %d tracks in the window, want %d of %d", frac, in, want, n)
+		// The window, and the extra tracks the checkpoint lists beside it.
+		ck := v.log.ckpt
+		if int(ck.WindowTracks) != want {
+			t.Fatalf("LogWindow %v: %d tracks in the window, want %d of %d", frac, ck.WindowTracks, want, n)
+		}
+		if len(ck.Extra) > min(extraPerWindow*want, n-want) {
+			t.Fatalf("LogWindow %v: %d extra tracks beside a window of %d", frac, len(ck.Extra), want)
+		}
+		if in != want+len(ck.Extra) {
+			t.Fatalf("LogWindow %v: %d tracks take entries, want %d in the window and %d extra", frac, in, want, len(ck.Extra))
 		}
 		if err := v.Check(nil); err != nil {
 			t.Fatal(err)

@@ -14,6 +14,9 @@ func (v *Volume) recover() error {
 		return err
 	}
 	g := v.log
+	if g.extra, err = extraSet(ck, v.layout.NumTracks()); err != nil {
+		return err
+	}
 	g.ckpt, g.nextSeq = *ck, ck.NextSeq
 	v.recovery.CheckpointSeq = ck.Seq
 	named, err := v.loadDirectory(ck)

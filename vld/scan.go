@@ -15,8 +15,8 @@ type scanned struct {
 }
 
 // scanForRoot finds the log's root without a tail record. Every entry
-// written since the checkpoint lies in the checkpoint's log window, so only
-// the window is read. The newest group found is accepted only if all its
+// written since the checkpoint lies in the checkpoint's log window or its
+// extra tracks, so only those are read. The newest group found is accepted only if all its
 // entries are there and every block it covers has the recorded CRC;
 // otherwise it was torn by the crash and the root before it is used.
 func (v *Volume) scanForRoot(ck *ondisk.Checkpoint) (ondisk.Ref, uint64, error) {
@@ -30,7 +30,7 @@ func (v *Volume) scanForRoot(ck *ondisk.Checkpoint) (ondisk.Ref, uint64, error) 
 	if w.start < 0 || w.start >= nt {
 		w.start = 0
 	}
-	for _, rg := range w.blockRanges(v) {
+	for _, rg := range append(w.blockRanges(v), v.extraRanges(ck.Extra, w)...) {
 		if err := v.scanRange(rg[0], rg[1], ck, found, &top); err != nil {
 			return ondisk.Ref{}, 0, err
 		}

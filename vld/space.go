@@ -22,10 +22,10 @@ type TrackSpace struct {
 	// Filling marks the track the allocator is filling up to the fill
 	// threshold (section 4.2): writes go there next.
 	Filling bool
-	// InLogWindow marks the tracks of the current log window, where
-	// virtual-log entries go: a synchronous write places its data and its
-	// entries there as one run when it can (WriteCommit), so empty tracks
-	// there serve it best.
+	// InLogWindow marks the tracks of the current log window and its
+	// extra tracks, where virtual-log entries go: a synchronous write
+	// places its data and its entries there as one run when it can
+	// (WriteCommit), so empty tracks there serve it best.
 	InLogWindow bool
 }
 

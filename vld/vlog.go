@@ -48,6 +48,9 @@ type vlog struct {
 	// once freed: a mismatch would discard a durable commit and fall back
 	// to a state whose blocks were already reused.
 	covered map[Addr]bool
+
+	// extra is ckpt.Extra as a per-track set (nil: none), for logWindow.
+	extra []bool
 }
 
 func newVlog() *vlog {

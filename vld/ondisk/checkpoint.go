@@ -8,15 +8,25 @@ import (
 // CheckpointMagic starts a checkpoint slot. Wire constant.
 const CheckpointMagic = "VLDCKPT1"
 
+// CheckpointVersion is the checkpoint's own format version. Version 2
+// added the extra log tracks; version 1 (FormatVersion) slots still decode,
+// with none. An older build refuses a version-2 slot rather than scan too
+// little of the disk after an unclean stop.
+const CheckpointVersion = 2
+
 // Checkpoint is one of the two alternating checkpoint slots (blocks 1 and
 // 2). The newer valid one wins. It names the directory blocks that list the
-// current location of every piece, and the window of tracks that every
-// virtual-log entry written after it lies in (the bounded tail scan).
+// current location of every piece, and the tracks that every virtual-log
+// entry written after it lies in (the bounded tail scan): a window of
+// consecutive tracks, plus extra tracks listed one by one (empty tracks
+// and the best candidates for compaction when it was written, so that
+// entries can follow the data onto them).
 //
 //	offset size field
 //	0      8    magic "VLDCKPT1"
-//	8      2    format version
-//	10     6    reserved
+//	8      2    format version (2; 1 has no extra tracks)
+//	10     2    reserved
+//	12     4    number of extra log tracks (m; version 2)
 //	16     16   volume UUID
 //	32     8    checkpoint sequence (1, 2, ...)
 //	40     8    log sequence: entries with seq <= this are covered
@@ -27,6 +37,7 @@ const CheckpointMagic = "VLDCKPT1"
 //	68     4    number of directory blocks (n)
 //	72     8    simulated clock (float64 ms bits)
 //	80     8n   directory block addresses
+//	80+8n  4m   extra log tracks (version 2)
 //	bs-4   4    CRC-32C
 type Checkpoint struct {
 	UUID         UUID
@@ -38,6 +49,7 @@ type Checkpoint struct {
 	NumPieces    uint32
 	SimMs        uint64
 	DirBlocks    []uint64
+	Extra        []uint32 // extra log tracks, beyond the window
 }
 
 const ckptHeader = 80
@@ -46,15 +58,23 @@ const ckptHeader = 80
 // can name.
 func MaxDirBlocks(bs int) int { return (bs - ckptHeader - 4) / 8 }
 
+// MaxExtraTracks is how many extra log tracks a checkpoint of block size bs
+// naming dirBlocks directory blocks can list.
+func MaxExtraTracks(bs, dirBlocks int) int { return max(0, (bs-ckptHeader-4-8*dirBlocks)/4) }
+
 // Encode writes c into the block b.
 func (c *Checkpoint) Encode(b []byte) error {
 	if len(c.DirBlocks) > MaxDirBlocks(len(b)) {
 		return fmt.Errorf("checkpoint: %d directory blocks: %w", len(c.DirBlocks), ErrTooSmall)
 	}
+	if len(c.Extra) > MaxExtraTracks(len(b), len(c.DirBlocks)) {
+		return fmt.Errorf("checkpoint: %d extra tracks beside %d directory blocks: %w", len(c.Extra), len(c.DirBlocks), ErrTooSmall)
+	}
 	clear(b)
 	copy(b, CheckpointMagic)
 	le := binary.LittleEndian
-	le.PutUint16(b[8:], FormatVersion)
+	le.PutUint16(b[8:], CheckpointVersion)
+	le.PutUint32(b[12:], uint32(len(c.Extra)))
 	copy(b[16:32], c.UUID[:])
 	le.PutUint64(b[32:], c.Seq)
 	le.PutUint64(b[40:], c.LogSeq)
@@ -67,13 +87,18 @@ func (c *Checkpoint) Encode(b []byte) error {
 	for i, a := range c.DirBlocks {
 		le.PutUint64(b[ckptHeader+8*i:], a)
 	}
+	at := ckptHeader + 8*len(c.DirBlocks)
+	for i, t := range c.Extra {
+		le.PutUint32(b[at+4*i:], t)
+	}
 	seal(b)
 	return nil
 }
 
 // DecodeCheckpoint parses a checkpoint slot.
 func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
-	if err := open(b, CheckpointMagic, "checkpoint"); err != nil {
+	version, err := openVersions(b, CheckpointMagic, "checkpoint", FormatVersion, CheckpointVersion)
+	if err != nil {
 		return nil, err
 	}
 	le := binary.LittleEndian
@@ -96,6 +121,20 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 	c.DirBlocks = make([]uint64, n)
 	for i := range c.DirBlocks {
 		c.DirBlocks[i] = le.Uint64(b[ckptHeader+8*i:])
+	}
+	if version < CheckpointVersion {
+		return c, nil
+	}
+	m := le.Uint32(b[12:])
+	if int64(m) > int64(MaxExtraTracks(len(b), int(n))) {
+		return nil, fmt.Errorf("checkpoint: %d extra tracks beside %d directory blocks: %w", m, n, ErrCorrupt)
+	}
+	if m > 0 {
+		c.Extra = make([]uint32, m)
+		at := ckptHeader + 8*int(n)
+		for i := range c.Extra {
+			c.Extra[i] = le.Uint32(b[at+4*i:])
+		}
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 )
 
 // MinRecordBlock is the smallest block any record decodes from: every
@@ -27,23 +28,31 @@ func seal(b []byte) {
 
 // open checks the magic, the version and the trailing CRC of a block.
 func open(b []byte, magic string, what string) error {
+	_, err := openVersions(b, magic, what, FormatVersion)
+	return err
+}
+
+// openVersions is open for a record that has had several versions: it
+// accepts any of versions and returns the block's.
+func openVersions(b []byte, magic string, what string, versions ...uint16) (uint16, error) {
 	if len(b) < MinRecordBlock {
-		return fmt.Errorf("%s: %d bytes: %w", what, len(b), ErrTooSmall)
+		return 0, fmt.Errorf("%s: %d bytes: %w", what, len(b), ErrTooSmall)
 	}
 	if string(b[:8]) != magic {
 		if allZero(b) {
-			return fmt.Errorf("%s: %w", what, ErrZeroed)
+			return 0, fmt.Errorf("%s: %w", what, ErrZeroed)
 		}
-		return fmt.Errorf("%s: magic %q: %w", what, b[:8], ErrBadMagic)
+		return 0, fmt.Errorf("%s: magic %q: %w", what, b[:8], ErrBadMagic)
 	}
 	n := len(b) - 4
 	if got, want := binary.LittleEndian.Uint32(b[n:]), CRC(b[:n]); got != want {
-		return fmt.Errorf("%s: crc %08x, computed %08x: %w", what, got, want, ErrChecksum)
+		return 0, fmt.Errorf("%s: crc %08x, computed %08x: %w", what, got, want, ErrChecksum)
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v != FormatVersion {
-		return fmt.Errorf("%s: version %d (this build reads %d): %w", what, v, FormatVersion, ErrVersion)
+	v := binary.LittleEndian.Uint16(b[8:])
+	if !slices.Contains(versions, v) {
+		return 0, fmt.Errorf("%s: version %d (this build reads %v): %w", what, v, versions, ErrVersion)
 	}
-	return nil
+	return v, nil
 }
 
 func allZero(b []byte) bool {
