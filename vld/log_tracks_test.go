@@ -2,6 +2,7 @@ package vld
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -28,14 +29,12 @@ func newestOnExtraTrack(v *Volume) bool {
 	return g.extra[t] && !(window{start: int(g.ckpt.WindowStart), n: int(g.ckpt.WindowTracks)}).contains(t, nt)
 }
 
-// TestExtraLogTracksRecover: on a fragmented disk, synchronous updates put
-// log entries on the checkpoint's extra tracks, outside its window. An
-// unclean reopen must scan those too: the test stops right after the
-// newest entry landed on one, so a scan of the window alone would recover
-// an older root and lose the last update.
-func TestExtraLogTracksRecover(t *testing.T) {
-	seed := int64(1)
-	dev := device.NewMem(32 << 20)
+// fragmentedLogical writes 80 % of a 32 MiB logical disk (256 tracks, a
+// 64-track window) and updates it at random, synchronously, until the
+// newest log entry lies on an extra track. It returns the disk, still
+// open, and every block's contents.
+func fragmentedLogical(t *testing.T, dev device.Device, rng *rand.Rand) (*LogicalDisk, [][]byte) {
+	t.Helper()
 	if err := FormatLogical(dev, FormatOptions{Model: testModel(t, "st19101")}); err != nil {
 		t.Fatal(err)
 	}
@@ -56,19 +55,28 @@ func TestExtraLogTracksRecover(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rng := rand.New(rand.NewSource(seed))
-	landed := false
-	for i := 0; i < 50000 && !landed; i++ {
+	for i := 0; i < 50000; i++ {
 		l := rng.Int63n(n)
 		want[l] = block(v.bs, byte(rng.Intn(256)))
 		if err := d.WriteSync(l, [][]byte{want[l]}); err != nil {
 			t.Fatal(err)
 		}
-		landed = newestOnExtraTrack(v) && i > int(n)
+		if i > int(n) && newestOnExtraTrack(v) {
+			return d, want
+		}
 	}
-	if !landed {
-		t.Fatalf("seed %d: no newest entry on an extra log track in 50000 updates", seed)
-	}
+	t.Fatal("no newest entry on an extra log track in 50000 updates")
+	return nil, nil
+}
+
+// TestExtraLogTracksRecover: on a fragmented disk, synchronous updates put
+// log entries on the checkpoint's extra tracks, outside its window. An
+// unclean reopen must scan those too: the test stops right after the
+// newest entry landed on one, so a scan of the window alone would recover
+// an older root and lose the last update.
+func TestExtraLogTracksRecover(t *testing.T) {
+	dev := device.NewMem(32 << 20)
+	d, want := fragmentedLogical(t, dev, rand.New(rand.NewSource(1)))
 	if err := d.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,16 +87,120 @@ func TestExtraLogTracksRecover(t *testing.T) {
 	if r.Volume().Recovery().ScannedBlocks == 0 {
 		t.Fatal("reopen did not scan: it found a tail record")
 	}
-	buf := make([]byte, v.bs)
-	for l := int64(0); l < n; l++ {
-		if err := r.Read(l, buf); err != nil {
+	buf := make([]byte, r.BlockSize())
+	for l := range want {
+		if err := r.Read(int64(l), buf); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(buf, want[l]) {
-			t.Fatalf("seed %d: block %d lost its last update after an unclean reopen", seed, l)
+			t.Fatalf("block %d lost its last update after an unclean reopen", l)
 		}
 	}
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExtraLogTracksCrash crashes a fragmented logical disk whose
+// synchronous writes put entries on extra log tracks, at every point the
+// recorder can build, and checks that what recovers is the state
+// acknowledged before the crash point or the one in flight.
+func TestExtraLogTracksCrash(t *testing.T) {
+	for _, seed := range testSeeds(t) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Logf("seed %d (replay with -vld.seed %d)", seed, seed)
+			rng := rand.New(rand.NewSource(seed))
+			mem := device.NewMem(32 << 20)
+			d, want := fragmentedLogical(t, mem, rng)
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			crash := device.NewCrash(device.MemFrom(mem.Bytes()))
+			d, err := OpenLogical(keepOpen{crash}, Options{CheckpointEvery: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bs := d.BlockSize()
+			cur := map[int64][]byte{}
+			type snap struct {
+				flushes int
+				state   map[int64][]byte
+			}
+			copyState := func() map[int64][]byte {
+				c := make(map[int64][]byte, len(cur))
+				for k, v := range cur {
+					c[k] = v
+				}
+				return c
+			}
+			snaps := []snap{{crash.Flushes(), copyState()}}
+			onExtra := 0
+			for i := 0; i < 200 && onExtra < 8; i++ {
+				l := rng.Int63n(int64(len(want)))
+				b := block(bs, byte(rng.Intn(256)))
+				if err := d.WriteSync(l, [][]byte{b}); err != nil {
+					t.Fatal(err)
+				}
+				cur[l] = b
+				snaps = append(snaps, snap{crash.Flushes(), copyState()})
+				if newestOnExtraTrack(d.Volume()) {
+					onExtra++
+				}
+			}
+			if onExtra == 0 {
+				t.Fatal("no update put its entry on an extra log track")
+			}
+			if err := d.Check(); err != nil {
+				t.Fatal(err)
+			}
+			states := crash.States(rng, 2)
+			t.Logf("%d updates with the newest entry on an extra track, %d crash states", onExtra, len(states))
+			buf := make([]byte, bs)
+			for _, st := range states {
+				img, err := crash.Image(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := OpenLogical(img, Options{})
+				if err != nil {
+					t.Fatalf("state %v: %v", st, err)
+				}
+				matches := func(s map[int64][]byte) bool {
+					for l := range cur {
+						exp := want[l]
+						if b, ok := s[l]; ok {
+							exp = b
+						}
+						if err := r.Read(l, buf); err != nil {
+							t.Fatalf("state %v: read %d: %v", st, l, err)
+						}
+						if !bytes.Equal(buf, exp) {
+							return false
+						}
+					}
+					return true
+				}
+				// Acknowledged before the crash point, or in flight.
+				var allowed []map[int64][]byte
+				for _, s := range snaps {
+					if s.flushes <= st.Flushes {
+						allowed = []map[int64][]byte{s.state}
+					} else {
+						allowed = append(allowed, s.state)
+						break
+					}
+				}
+				ok := false
+				for _, a := range allowed {
+					ok = ok || matches(a)
+				}
+				if !ok {
+					t.Fatalf("state %v: recovered contents match no acknowledged or in-flight state", st)
+				}
+				if err := r.Check(); err != nil {
+					t.Fatalf("state %v: %v", st, err)
+				}
+			}
+		})
 	}
 }
