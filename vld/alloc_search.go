@@ -14,6 +14,20 @@ type window struct {
 	extra    []bool
 }
 
+// mayPlace reports whether a run may go on track t inside w: anywhere in
+// the window proper, but on an extra track only while the fill policy may
+// fill it (empty, or the active track below the threshold). Entries then
+// follow a burst's data onto the empty tracks listed, and do not scatter
+// into the holes of tracks listed only because the compactor will empty
+// them next, which would spread holes over the disk (log_tracks.go).
+func (a *allocator) mayPlace(w window, t int) bool {
+	nt := a.l.NumTracks()
+	if w.n == 0 || w.n >= nt || (window{start: w.start, n: w.n}).contains(t, nt) {
+		return true
+	}
+	return w.extra != nil && w.extra[t] && a.fillable(t)
+}
+
 func (w window) contains(t, ntracks int) bool {
 	if w.n == 0 || w.n >= ntracks {
 		return true
@@ -60,7 +74,7 @@ func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice
 // the threshold, inside w, and has such a run.
 func (a *allocator) onActive(h disk.Head, startMs float64, n int, w window) choice {
 	t := a.active
-	if t < 0 || a.trackFree[t] == a.trackCap[t] || !a.fillable(t) || a.trackFree[t] < int32(n) || !w.contains(t, a.l.NumTracks()) {
+	if t < 0 || a.trackFree[t] == a.trackCap[t] || !a.fillable(t) || a.trackFree[t] < int32(n) || !a.mayPlace(w, t) {
 		return noChoice
 	}
 	cyl, surf := a.l.CylSurf(t)
@@ -111,7 +125,7 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 	nt := a.l.NumTracks()
 	for s := 0; s < m.Surfaces; s++ {
 		t := a.l.TrackOfCylSurf(c, s)
-		if t < 0 || t >= nt || a.trackFree[t] < int32(n) || !w.contains(t, nt) {
+		if t < 0 || t >= nt || a.trackFree[t] < int32(n) || !a.mayPlace(w, t) {
 			continue
 		}
 		if fill && !a.fillable(t) {

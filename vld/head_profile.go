@@ -199,7 +199,7 @@ func (ph *profiledHead) fallback(a *allocator, anchor int64, n int, w window) ch
 	cost := sum/float64(len(ph.blind)) - ph.floor
 	for _, r := range [][2]int64{{anchor, nb}, {0, min(anchor, nb)}} {
 		for b := a.nextFree(r[0], r[1]); b >= 0; b = a.nextFree(b+1, r[1]) {
-			if !w.contains(a.l.TrackOf(b), a.l.NumTracks()) {
+			if !a.mayPlace(w, a.l.TrackOf(b)) {
 				b = ph.skipOutside(a, b, w) - 1
 				continue
 			}
@@ -237,7 +237,7 @@ func (ph *profiledHead) fits(a *allocator, b int64, n int, w window) bool {
 	if n > 1 && (a.l.TrackOf(b+int64(n)-1) != t || !a.freeRun(b, n)) {
 		return false
 	}
-	return w.contains(t, a.l.NumTracks())
+	return a.mayPlace(w, t)
 }
 
 // chooseHead builds the head model Options ask for.
