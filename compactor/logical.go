@@ -14,10 +14,14 @@ func Logical(d *vld.LogicalDisk) *LogicalTarget { return &LogicalTarget{d: d} }
 type LogicalTarget struct{ d *vld.LogicalDisk }
 
 var (
-	_ Target     = (*LogicalTarget)(nil)
-	_ Foreground = (*LogicalTarget)(nil)
-	_ Waker      = (*LogicalTarget)(nil)
+	_ Target      = (*LogicalTarget)(nil)
+	_ Foreground  = (*LogicalTarget)(nil)
+	_ Waker       = (*LogicalTarget)(nil)
+	_ TrackLister = (*LogicalTarget)(nil)
 )
+
+// ListExtraLogTracks implements TrackLister.
+func (l *LogicalTarget) ListExtraLogTracks() { l.d.Volume().SetExtraLogTracks(true) }
 
 // Wake implements Waker.
 func (l *LogicalTarget) Wake() <-chan struct{} { return l.d.Wake() }

@@ -35,6 +35,9 @@ func New(t Target, cfg Config) (*Compactor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l, ok := t.(TrackLister); ok {
+		l.ListExtraLogTracks()
+	}
 	return &Compactor{t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), src: -1}, nil
 }
 

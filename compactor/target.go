@@ -57,6 +57,16 @@ type Settler interface {
 	Settle() error
 }
 
+// TrackLister is implemented by targets whose volume can list, at each
+// checkpoint, empty tracks and the compactor's likely next sources as
+// extra log tracks (vld.Volume.SetExtraLogTracks): a synchronous write's
+// log entries then follow its data onto the tracks the compactor empties,
+// wherever they are, instead of costing a second request in the log
+// window. New turns it on.
+type TrackLister interface {
+	ListExtraLogTracks()
+}
+
 // Indexer is implemented by targets that must look up who owns some
 // blocks before they can list them (a file system whose reverse map is
 // built lazily). Live then fails with ErrNotIndexed for a track holding

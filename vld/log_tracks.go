@@ -36,6 +36,18 @@ const (
 	minEntriesBeforeRegister = 8
 )
 
+// SetExtraLogTracks turns the extra log tracks on or off from the next
+// checkpoint on. An idle-time compactor turns them on (compactor.New):
+// without one, empty tracks are rare at high utilisation, and listing the
+// tracks with the most free space only moves entries away from the head
+// (bench updates at 80 %, st19101: 0.84 -> 0.96 ms per update, simulated).
+// Recovery reads whatever the durable checkpoint lists, either way.
+func (v *Volume) SetExtraLogTracks(on bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.log.listExtra = on
+}
+
 // extraSet turns a checkpoint's extra tracks into a per-track set (nil:
 // none). A track outside the disk means the checkpoint is corrupt.
 func extraSet(ck *ondisk.Checkpoint, ntracks int) ([]bool, error) {
@@ -57,7 +69,7 @@ func extraSet(ck *ondisk.Checkpoint, ntracks int) ([]bool, error) {
 func (v *Volume) extraTracksLocked(w window, dirBlocks int) []uint32 {
 	nt := v.layout.NumTracks()
 	limit := min(extraPerWindow*w.n, ondisk.MaxExtraTracks(v.bs, dirBlocks), nt-w.n)
-	if limit <= 0 {
+	if limit <= 0 || !v.log.listExtra {
 		return nil
 	}
 	a := v.alloc
@@ -101,7 +113,7 @@ func (v *Volume) extraTracksLocked(w window, dirBlocks int) []uint32 {
 // list empty tracks as extra log tracks: no track where entries may go is
 // empty, and enough empty tracks lie elsewhere.
 func (v *Volume) wantRegisterLocked() bool {
-	if v.alloc.empty < registerEmpty || v.log.sinceCkpt < minEntriesBeforeRegister {
+	if !v.log.listExtra || v.alloc.empty < registerEmpty || v.log.sinceCkpt < minEntriesBeforeRegister {
 		return false
 	}
 	w := v.logWindow()

@@ -43,6 +43,7 @@ func fragmentedLogical(t *testing.T, dev device.Device, rng *rand.Rand) (*Logica
 		t.Fatal(err)
 	}
 	v := d.Volume()
+	v.SetExtraLogTracks(true) // as a compactor would
 	n := d.Blocks() * 8 / 10
 	want := make([][]byte, n)
 	for l := int64(0); l < n; l += 16 {
@@ -120,6 +121,7 @@ func TestExtraLogTracksCrash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			d.Volume().SetExtraLogTracks(true)
 			bs := d.BlockSize()
 			cur := map[int64][]byte{}
 			type snap struct {

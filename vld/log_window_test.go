@@ -16,6 +16,7 @@ import (
 func TestLogWindowOption(t *testing.T) {
 	for _, frac := range []float64{0, 0.5, 1} {
 		v, dev := newTestVolume(t, "st19101", 32<<20, Options{LogWindow: frac, CheckpointEvery: 8})
+		v.SetExtraLogTracks(frac != 0.5) // with and without extra tracks
 		n := v.NumTracks()
 		want := max(n/16, 64)
 		if frac > 0 {

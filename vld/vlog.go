@@ -51,6 +51,8 @@ type vlog struct {
 
 	// extra is ckpt.Extra as a per-track set (nil: none), for logWindow.
 	extra []bool
+	// listExtra makes checkpoints list extra log tracks (SetExtraLogTracks).
+	listExtra bool
 }
 
 func newVlog() *vlog {

@@ -14,12 +14,16 @@ import (
 type CompactTarget struct{ fs *FS }
 
 var (
-	_ compactor.Target     = (*CompactTarget)(nil)
-	_ compactor.Foreground = (*CompactTarget)(nil)
-	_ compactor.Indexer    = (*CompactTarget)(nil)
-	_ compactor.Waker      = (*CompactTarget)(nil)
-	_ compactor.Settler    = (*CompactTarget)(nil)
+	_ compactor.Target      = (*CompactTarget)(nil)
+	_ compactor.Foreground  = (*CompactTarget)(nil)
+	_ compactor.Indexer     = (*CompactTarget)(nil)
+	_ compactor.Waker       = (*CompactTarget)(nil)
+	_ compactor.Settler     = (*CompactTarget)(nil)
+	_ compactor.TrackLister = (*CompactTarget)(nil)
 )
+
+// ListExtraLogTracks implements compactor.TrackLister.
+func (t *CompactTarget) ListExtraLogTracks() { t.fs.vol.SetExtraLogTracks(true) }
 
 // CompactTarget returns the file system as a compactor.Target (also a
 // Foreground and an Indexer).
