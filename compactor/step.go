@@ -23,6 +23,7 @@ type Compactor struct {
 	// retried: a choice already came back empty for want of indexing
 	// since the last index step that did any work.
 	retried bool
+	listing bool // the target lists extra log tracks (TrackLister)
 	pred    predictor
 
 	mu    sync.Mutex // guards stats
@@ -34,9 +35,6 @@ func New(t Target, cfg Config) (*Compactor, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
-	}
-	if l, ok := t.(TrackLister); ok {
-		l.ListExtraLogTracks()
 	}
 	return &Compactor{t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), src: -1}, nil
 }
@@ -64,6 +62,14 @@ func (c *Compactor) update(f func(s *Stats)) {
 // no hole is left to move blocks into. vld.ErrBusy means foreground
 // requests are waiting: the caller should stop.
 func (c *Compactor) Step() (done bool, err error) {
+	if !c.listing {
+		// From the first step on, not from New: with no idle time the
+		// compactor never steps, and placement stays as without one.
+		if l, ok := c.t.(TrackLister); ok {
+			l.ListExtraLogTracks()
+		}
+		c.listing = true
+	}
 	if c.src < 0 {
 		if worked, err := c.index(); worked || err != nil {
 			return false, err

@@ -62,7 +62,7 @@ type Settler interface {
 // extra log tracks (vld.Volume.SetExtraLogTracks): a synchronous write's
 // log entries then follow its data onto the tracks the compactor empties,
 // wherever they are, instead of costing a second request in the log
-// window. New turns it on.
+// window. The compactor's first step turns it on.
 type TrackLister interface {
 	ListExtraLogTracks()
 }
