@@ -131,10 +131,19 @@ func TestLogicalDiskBounds(t *testing.T) {
 }
 
 // BenchmarkRecovery1GiB measures Open of a 1 GiB logical disk after an
-// unclean stop: checkpoint, bounded scan of the log window, tree walk. The
+// unclean stop: checkpoint, bounded scan of the log window (and, in
+// "extra", of the extra log tracks a compactor turns on), tree walk. The
 // disk is 80 % written and then updated randomly with a sync per write, so
 // that the log is long when the "power fails". Wall clock.
 func BenchmarkRecovery1GiB(b *testing.B) {
+	for _, extra := range []bool{false, true} {
+		b.Run(map[bool]string{false: "window", true: "extra"}[extra], func(b *testing.B) {
+			benchmarkRecovery(b, extra)
+		})
+	}
+}
+
+func benchmarkRecovery(b *testing.B, extra bool) {
 	dev := device.NewMem(1 << 30)
 	if err := FormatLogical(dev, FormatOptions{Model: testModel(b, "st19101")}); err != nil {
 		b.Fatal(err)
@@ -143,6 +152,7 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	d.Volume().SetExtraLogTracks(extra)
 	bs := d.BlockSize()
 	chunk := make([][]byte, 256)
 	for i := range chunk {
