@@ -75,8 +75,10 @@ func TestCostBenefitMovesLess(t *testing.T) {
 	}
 }
 
-// TestStepsAreSmall: a read step is one request, a move step moves at
-// most StepBlocks blocks and never writes into an empty track.
+// TestStepsAreSmall: a read step is one request, or two when the head
+// lands inside the span (vld.Volume.ReadRun reads from there on), and
+// writes nothing; a move step moves at most StepBlocks blocks and never
+// writes into an empty track.
 func TestStepsAreSmall(t *testing.T) {
 	d, ref := fragmented(t, nil, 8<<20, 0.8, 3)
 	v := d.Volume()
@@ -93,7 +95,7 @@ func TestStepsAreSmall(t *testing.T) {
 		}
 		s1, vs1 := c.Stats(), v.Stats()
 		if s1.ReadSteps > s0.ReadSteps {
-			if vs1.Reads-vs0.Reads != 1 || vs1.Writes != vs0.Writes {
+			if r := vs1.Reads - vs0.Reads; r < 1 || r > 2 || vs1.Writes != vs0.Writes {
 				t.Fatalf("read step %d: %d reads, %d writes", i, vs1.Reads-vs0.Reads, vs1.Writes-vs0.Writes)
 			}
 			continue
