@@ -19,6 +19,9 @@ type allocator struct {
 	cylEmpty  []int32 // empty tracks per cylinder
 	free      int64
 	empty     int // empty tracks on the disk
+	// avoidEmpty keeps writes out of empty tracks while holes elsewhere
+	// take them (SetAvoidEmpty).
+	avoidEmpty bool
 	// threshold is the fill fraction for empty tracks (<= 0: greedy only).
 	threshold float64
 	active    int // track being filled in threshold mode, or -1

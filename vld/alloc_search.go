@@ -59,6 +59,13 @@ var noChoice = choice{block: -1, cost: math.Inf(1)}
 // scatter writes over many empty tracks a few blocks each and use them up.
 func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice {
 	a.decisions++
+	if a.avoidEmpty {
+		if c := a.search(h, startMs, n, w, false); c.block >= 0 {
+			return c
+		}
+		a.avoidEmpty = false
+		defer func() { a.avoidEmpty = true }()
+	}
 	if a.threshold > 0 && a.empty > 0 {
 		if c := a.onActive(h, startMs, n, w); c.block >= 0 {
 			return c
@@ -126,6 +133,9 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 	for s := 0; s < m.Surfaces; s++ {
 		t := a.l.TrackOfCylSurf(c, s)
 		if t < 0 || t >= nt || a.trackFree[t] < int32(n) || !a.mayPlace(w, t) {
+			continue
+		}
+		if !fill && a.avoidEmpty && a.trackFree[t] == a.trackCap[t] {
 			continue
 		}
 		if fill && !a.fillable(t) {

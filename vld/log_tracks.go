@@ -156,3 +156,13 @@ func (v *Volume) extraRanges(extra []uint32, w window) [][2]int64 {
 	}
 	return out
 }
+
+// SetAvoidEmpty makes placement prefer holes to empty tracks (greedy, no
+// fill policy) while on, falling back to empty tracks only when no hole
+// fits: for the commits of an idle-time compactor, whose holder rewrites
+// would otherwise use up the empty tracks it is making.
+func (v *Volume) SetAvoidEmpty(on bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.alloc.avoidEmpty = on
+}

@@ -216,3 +216,51 @@ func TestExtraLogTracksCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestAvoidEmptyPrefersHoles: with SetAvoidEmpty a write goes into a hole
+// of a track in use, not onto an empty track, and empty tracks are used
+// again once it is off.
+func TestAvoidEmptyPrefersHoles(t *testing.T) {
+	v, _ := newTestVolume(t, "st19101", 8<<20, Options{})
+	bs := v.BlockSize()
+	var live []Addr
+	write := func(n int) []Addr {
+		data := make([][]byte, n)
+		for i := range data {
+			data[i] = block(bs, byte(len(live)+i))
+		}
+		addrs, err := v.WriteBlocks(data, WriteOpts{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, addrs...)
+		return addrs
+	}
+	write(40) // fills a fresh track to the threshold and starts another
+	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, empty0 := v.Space(nil)
+	v.SetAvoidEmpty(true)
+	for i := 0; i < 20; i++ {
+		before, _ := v.Space(nil)
+		a := write(1)[0]
+		if tr := v.TrackOf(a); before[tr].Empty() {
+			t.Fatalf("write %d went to empty track %d with avoid-empty on", i, tr)
+		}
+	}
+	if _, e := v.Space(nil); e != empty0 {
+		t.Fatalf("%d empty tracks after writing into holes, %d before", e, empty0)
+	}
+	v.SetAvoidEmpty(false)
+	write(64)
+	if _, e := v.Space(nil); e >= empty0 {
+		t.Fatalf("%d empty tracks after 64 more blocks with avoid-empty off, %d before", e, empty0)
+	}
+	if err := v.Commit(map[uint32][]byte{0: {2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(live); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // A compactor move relocates blocks the way a write-out would rewrite
@@ -54,7 +55,7 @@ func (fs *FS) compactMove(bs []compactor.Block, o vld.HoleOpts, commit bool) (in
 	// and a step that costs no time would tell the compactor there is
 	// nothing to do.
 	if (commit && (n > 0 || sync || pending)) || (!commit && n == 0 && sync) {
-		if err := fs.syncAll(); err != nil {
+		if err := fs.compactionCommit(); err != nil {
 			return 0, fmt.Errorf("compaction commit: %w", err)
 		}
 	}
@@ -69,7 +70,7 @@ func (fs *FS) settleMoves() error {
 	if !pending {
 		return nil
 	}
-	if err := fs.syncAll(); err != nil {
+	if err := fs.compactionCommit(); err != nil {
 		return fmt.Errorf("compaction commit: %w", err)
 	}
 	return nil
@@ -176,14 +177,20 @@ func (fs *FS) dirBlockDirtyLocked(in *inode, lbn uint64) bool {
 	return in.dir != nil && lbn < uint64(len(in.dir.blocks)) && in.dir.blocks[lbn].dirty
 }
 
-// readMovesLocked fills in the contents of ms: read ahead by Prefetch, or
-// read now.
+// readMovesLocked fills in the contents of ms: read ahead by Prefetch,
+// encoded from memory (an indirect block loaded and clean is what its
+// address holds), or read now.
 func (fs *FS) readMovesLocked(ms []move) error {
 	var addrs []vld.Addr
 	var bufs [][]byte
 	for i := range ms {
 		if b, ok := fs.cm.cache[ms[i].addr]; ok {
 			ms[i].buf = b
+			continue
+		}
+		if m := ms[i]; m.o.kind() == ownNode && m.n != nil && !m.n.dirty && m.n.addr == m.addr {
+			ms[i].buf = make([]byte, fs.geo.bs)
+			ondisk.EncodeIndirect(ms[i].buf, uint64(m.in.ino), int(m.o.nodeKey().height), m.n.ptrs)
 			continue
 		}
 		ms[i].buf = make([]byte, fs.geo.bs)
@@ -235,4 +242,14 @@ func (fs *FS) linkNodeLocked(in *inode, k nodeKey, n *node, a vld.Addr) {
 	p.ptrs[slot] = a
 	p.dirty = true
 	fs.markDirtyLocked(in)
+}
+
+// compactionCommit commits with placement kept out of empty tracks where
+// holes will do: the holders a move rewrites (indirect and inode blocks,
+// the inode map's entries) would otherwise fill the tracks the compactor
+// is emptying.
+func (fs *FS) compactionCommit() error {
+	fs.vol.SetAvoidEmpty(true)
+	defer fs.vol.SetAvoidEmpty(false)
+	return fs.syncAll()
 }

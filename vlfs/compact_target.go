@@ -137,7 +137,9 @@ func (t *CompactTarget) Live(tr int) ([]compactor.Block, int, error) {
 
 // Prefetch implements compactor.Target: it reads the span of bs (one
 // track) as one request and keeps the blocks still owned as listed for
-// Move. Earlier prefetched blocks are forgotten.
+// Move. Indirect blocks loaded and clean are left out: Move encodes them
+// from memory (readMovesLocked), so a track holding only those costs no
+// read. Earlier prefetched blocks are forgotten.
 func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 	fs := t.fs
 	fs.lock()
@@ -148,7 +150,7 @@ func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 	fs.cm.cache = map[vld.Addr][]byte{}
 	var keep []compactor.Block
 	for _, b := range bs {
-		if fs.cm.rev.get(b.Addr) == owner(b.Owner) {
+		if fs.cm.rev.get(b.Addr) == owner(b.Owner) && !fs.nodeInMemoryLocked(b) {
 			keep = append(keep, b)
 		}
 	}
@@ -170,6 +172,21 @@ func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 		fs.cm.cache[b.Addr] = bufs[b.Addr-lo]
 	}
 	return nil
+}
+
+// nodeInMemoryLocked reports whether b is an indirect block loaded and
+// clean at that address, whose contents Move can encode without a read.
+func (fs *FS) nodeInMemoryLocked(b compactor.Block) bool {
+	o := owner(b.Owner)
+	if o.kind() != ownNode {
+		return false
+	}
+	in := fs.inodes[o.ino()]
+	if in == nil {
+		return false
+	}
+	n := in.nodes[o.nodeKey()]
+	return n != nil && !n.dirty && n.addr == b.Addr
 }
 
 // Move implements compactor.Target (compact_move.go).
