@@ -243,6 +243,10 @@ func (d *LogicalDisk) Relocate(ms []Movable, o HoleOpts) (int, error) {
 		}
 	}
 	d.mv.moved += int64(len(todo))
+	// The map pieces' entries go into holes where they fit, not onto the
+	// empty tracks the compactor is making.
+	d.v.SetAvoidEmpty(true)
+	defer d.v.SetAvoidEmpty(false)
 	return len(todo), d.commitDirtyLocked()
 }
 
