@@ -47,3 +47,40 @@ func block(bs int, fill byte) []byte {
 type keepOpen struct{ device.Device }
 
 func (keepOpen) Close() error { return nil }
+
+// crashSnap is the state a test acknowledged once the device had seen
+// flushes flushes.
+type crashSnap[S any] struct {
+	flushes int
+	state   S
+}
+
+// ackedOrInFlight returns the states a crash after f flushes may recover:
+// the last one acknowledged at or before f, and the one in flight after
+// it.
+func ackedOrInFlight[S any](snaps []crashSnap[S], f int) []S {
+	var allowed []S
+	for _, s := range snaps {
+		if s.flushes <= f {
+			allowed = []S{s.state}
+		} else {
+			allowed = append(allowed, s.state)
+			break
+		}
+	}
+	return allowed
+}
+
+// openLogicalState opens the logical disk a crash at st leaves.
+func openLogicalState(t *testing.T, crash *device.Crash, st device.State) *LogicalDisk {
+	t.Helper()
+	img, err := crash.Image(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenLogical(img, Options{})
+	if err != nil {
+		t.Fatalf("state %v: %v", st, err)
+	}
+	return r
+}

@@ -30,10 +30,6 @@ func TestLFSCleanerCrash(t *testing.T) {
 			bs := d.BlockSize()
 			span := d.Blocks() * 7 / 10
 			cur := map[int64]byte{}
-			type snap struct {
-				flushes int
-				state   map[int64]byte
-			}
 			copyState := func() map[int64]byte {
 				c := make(map[int64]byte, len(cur))
 				for k, v := range cur {
@@ -41,7 +37,7 @@ func TestLFSCleanerCrash(t *testing.T) {
 				}
 				return c
 			}
-			snaps := []snap{{crash.Flushes(), copyState()}}
+			snaps := []crashSnap[map[int64]byte]{{crash.Flushes(), copyState()}}
 			write := func(ls []int64, sync bool) {
 				data := make([][]byte, len(ls))
 				for i, l := range ls {
@@ -58,7 +54,7 @@ func TestLFSCleanerCrash(t *testing.T) {
 				if err := d.Sync(); err != nil {
 					t.Fatal(err)
 				}
-				snaps = append(snaps, snap{crash.Flushes(), copyState()})
+				snaps = append(snaps, crashSnap[map[int64]byte]{crash.Flushes(), copyState()})
 			}
 			for l := int64(0); l < span; l += 64 {
 				ls := make([]int64, 0, 64)
@@ -100,14 +96,7 @@ func TestLFSCleanerCrash(t *testing.T) {
 			rng.Shuffle(total, func(i, j int) { states[i], states[j] = states[j], states[i] })
 			states = states[:min(total, 48)]
 			for _, st := range states {
-				img, err := crash.Image(st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := OpenLogical(img, Options{})
-				if err != nil {
-					t.Fatalf("state %v: %v", st, err)
-				}
+				r := openLogicalState(t, crash, st)
 				got := map[int64]byte{}
 				for l := int64(0); l < span; l++ {
 					if err := r.Read(l, buf); err != nil {
@@ -117,17 +106,8 @@ func TestLFSCleanerCrash(t *testing.T) {
 						got[l] = buf[0]
 					}
 				}
-				var allowed []map[int64]byte
-				for _, s := range snaps {
-					if s.flushes <= st.Flushes {
-						allowed = []map[int64]byte{s.state}
-					} else {
-						allowed = append(allowed, s.state)
-						break
-					}
-				}
 				ok := false
-				for _, a := range allowed {
+				for _, a := range ackedOrInFlight(snaps, st.Flushes) {
 					ok = ok || sameBytes(got, a)
 				}
 				if !ok {

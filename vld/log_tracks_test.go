@@ -124,10 +124,6 @@ func TestExtraLogTracksCrash(t *testing.T) {
 			d.Volume().SetExtraLogTracks(true)
 			bs := d.BlockSize()
 			cur := map[int64][]byte{}
-			type snap struct {
-				flushes int
-				state   map[int64][]byte
-			}
 			copyState := func() map[int64][]byte {
 				c := make(map[int64][]byte, len(cur))
 				for k, v := range cur {
@@ -135,7 +131,7 @@ func TestExtraLogTracksCrash(t *testing.T) {
 				}
 				return c
 			}
-			snaps := []snap{{crash.Flushes(), copyState()}}
+			snaps := []crashSnap[map[int64][]byte]{{crash.Flushes(), copyState()}}
 			onExtra, firstOn := 0, 0
 			for i := 0; i < 400 && onExtra < 8 && (onExtra == 0 || i < 100); i++ {
 				l := rng.Int63n(int64(len(want)))
@@ -144,7 +140,7 @@ func TestExtraLogTracksCrash(t *testing.T) {
 					t.Fatal(err)
 				}
 				cur[l] = b
-				snaps = append(snaps, snap{crash.Flushes(), copyState()})
+				snaps = append(snaps, crashSnap[map[int64][]byte]{crash.Flushes(), copyState()})
 				if newestOnExtraTrack(d.Volume()) {
 					if onExtra == 0 {
 						firstOn = snaps[len(snaps)-2].flushes
@@ -169,14 +165,7 @@ func TestExtraLogTracksCrash(t *testing.T) {
 			t.Logf("%d updates with the newest entry on an extra track, %d crash states from flush %d on", onExtra, len(states), firstOn)
 			buf := make([]byte, bs)
 			for _, st := range states {
-				img, err := crash.Image(st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := OpenLogical(img, Options{})
-				if err != nil {
-					t.Fatalf("state %v: %v", st, err)
-				}
+				r := openLogicalState(t, crash, st)
 				matches := func(s map[int64][]byte) bool {
 					for l := range cur {
 						exp := want[l]
@@ -192,18 +181,8 @@ func TestExtraLogTracksCrash(t *testing.T) {
 					}
 					return true
 				}
-				// Acknowledged before the crash point, or in flight.
-				var allowed []map[int64][]byte
-				for _, s := range snaps {
-					if s.flushes <= st.Flushes {
-						allowed = []map[int64][]byte{s.state}
-					} else {
-						allowed = append(allowed, s.state)
-						break
-					}
-				}
 				ok := false
-				for _, a := range allowed {
+				for _, a := range ackedOrInFlight(snaps, st.Flushes) {
 					ok = ok || matches(a)
 				}
 				if !ok {

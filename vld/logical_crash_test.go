@@ -30,10 +30,6 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 			bs := d.BlockSize()
 			span := int64(200)
 			cur := map[int64]byte{}
-			type snap struct {
-				flushes int
-				state   map[int64]byte
-			}
 			copyState := func() map[int64]byte {
 				c := make(map[int64]byte, len(cur))
 				for k, v := range cur {
@@ -41,7 +37,7 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 				}
 				return c
 			}
-			snaps := []snap{{crash.Flushes(), copyState()}}
+			snaps := []crashSnap[map[int64]byte]{{crash.Flushes(), copyState()}}
 			for i := 0; i < 60; i++ {
 				l := rng.Int63n(span - 4)
 				n := 1 + rng.Intn(3)
@@ -55,7 +51,7 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 					err = d.Write(l, data) // not synced: rides with the next sync
 				} else {
 					err = d.WriteSync(l, data)
-					snaps = append(snaps, snap{crash.Flushes(), copyState()})
+					snaps = append(snaps, crashSnap[map[int64]byte]{crash.Flushes(), copyState()})
 				}
 				if err != nil {
 					t.Fatalf("write %d: %v", i, err)
@@ -64,7 +60,7 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 					if err := d.Sync(); err != nil {
 						t.Fatal(err)
 					}
-					snaps = append(snaps, snap{crash.Flushes(), copyState()})
+					snaps = append(snaps, crashSnap[map[int64]byte]{crash.Flushes(), copyState()})
 				}
 				if err := d.Check(); err != nil {
 					t.Fatalf("write %d: %v", i, err)
@@ -72,14 +68,7 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 			}
 			buf := make([]byte, bs)
 			for _, st := range crash.States(rng, 3) {
-				img, err := crash.Image(st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := OpenLogical(img, Options{})
-				if err != nil {
-					t.Fatalf("state %v: %v", st, err)
-				}
+				r := openLogicalState(t, crash, st)
 				got := map[int64]byte{}
 				for l := int64(0); l < span; l++ {
 					if err := r.Read(l, buf); err != nil {
@@ -89,17 +78,8 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 						got[l] = buf[0]
 					}
 				}
-				var allowed []map[int64]byte
-				for _, s := range snaps {
-					if s.flushes <= st.Flushes {
-						allowed = []map[int64]byte{s.state}
-					} else {
-						allowed = append(allowed, s.state)
-						break
-					}
-				}
 				ok := false
-				for _, a := range allowed {
+				for _, a := range ackedOrInFlight(snaps, st.Flushes) {
 					ok = ok || sameBytes(got, a)
 				}
 				if !ok {

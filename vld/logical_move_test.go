@@ -283,12 +283,7 @@ func relocateSome(d *LogicalDisk, rng *rand.Rand) (int, error) {
 type crashHistory struct {
 	crash *device.Crash
 	cur   map[int64]byte
-	snaps []crashSnap
-}
-
-type crashSnap struct {
-	flushes int
-	state   map[int64]byte
+	snaps []crashSnap[map[int64]byte]
 }
 
 func newCrashHistory(c *device.Crash, cur map[int64]byte) *crashHistory {
@@ -302,35 +297,14 @@ func (h *crashHistory) ack() {
 	for k, v := range h.cur {
 		s[k] = v
 	}
-	h.snaps = append(h.snaps, crashSnap{h.crash.Flushes(), s})
-}
-
-// allowed is the last state acknowledged at or before flush count f, and
-// the first one after it (in flight at the crash).
-func (h *crashHistory) allowed(f int) []map[int64]byte {
-	var out []map[int64]byte
-	for _, s := range h.snaps {
-		if s.flushes <= f {
-			out = []map[int64]byte{s.state}
-		} else {
-			return append(out, s.state)
-		}
-	}
-	return out
+	h.snaps = append(h.snaps, crashSnap[map[int64]byte]{h.crash.Flushes(), s})
 }
 
 func (h *crashHistory) verify(t *testing.T, rng *rand.Rand, span int64, bs int) {
 	t.Helper()
 	buf := make([]byte, bs)
 	for _, st := range h.crash.States(rng, 2) {
-		img, err := h.crash.Image(st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := OpenLogical(img, Options{})
-		if err != nil {
-			t.Fatalf("state %v: %v", st, err)
-		}
+		r := openLogicalState(t, h.crash, st)
 		got := map[int64]byte{}
 		for l := int64(0); l < span; l++ {
 			if err := r.Read(l, buf); err != nil {
@@ -341,7 +315,7 @@ func (h *crashHistory) verify(t *testing.T, rng *rand.Rand, span int64, bs int) 
 			}
 		}
 		ok := false
-		for _, a := range h.allowed(st.Flushes) {
+		for _, a := range ackedOrInFlight(h.snaps, st.Flushes) {
 			ok = ok || sameBytes(got, a)
 		}
 		if !ok {
