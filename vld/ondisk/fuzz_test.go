@@ -25,7 +25,7 @@ func FuzzDecodeEntry(f *testing.F) {
 
 func FuzzDecodeCheckpoint(f *testing.F) {
 	nativeFuzz(f, fuzzDecodeCheckpoint, func(b []byte) {
-		(&Checkpoint{UUID: testUUID, Seq: 1, NextSeq: 2, DirBlocks: []uint64{9}, NumPieces: 1}).Encode(b)
+		(&Checkpoint{UUID: testUUID, Seq: 1, NextSeq: 2, DirBlocks: []uint64{9}, NumPieces: 1, Extra: []uint32{5, 7}}).Encode(b)
 	})
 }
 
