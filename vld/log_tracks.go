@@ -37,7 +37,8 @@ const (
 )
 
 // SetExtraLogTracks turns the extra log tracks on or off from the next
-// checkpoint on. An idle-time compactor turns them on (compactor.New):
+// checkpoint on. An idle-time compactor turns them on at its first step
+// (compactor.TrackLister):
 // without one, empty tracks are rare at high utilisation, and listing the
 // tracks with the most free space only moves entries away from the head
 // (bench updates at 80 %, st19101: 0.84 -> 0.96 ms per update, simulated).
