@@ -3,6 +3,7 @@ package vld
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // Check verifies the volume's invariants, in the spirit of bbolt's tx.Check:
@@ -84,6 +85,19 @@ func (v *Volume) checkEntriesLocked() error {
 		if e.Piece != p || !bytes.Equal(e.Payload, g.payload[p]) {
 			return fmt.Errorf("piece %d at block %d: disk holds piece %d or another payload: %w", p, l.ref.Addr, e.Piece, ErrCorrupt)
 		}
+	}
+	// The tracks entries are checked against below must be those the
+	// durable checkpoint lists: recovery scans only these.
+	ck, err := v.loadCheckpoint()
+	if err != nil {
+		return err
+	}
+	if ck.Seq != g.ckpt.Seq || ck.WindowStart != g.ckpt.WindowStart || ck.WindowTracks != g.ckpt.WindowTracks || !slices.Equal(ck.Extra, g.ckpt.Extra) {
+		return fmt.Errorf("durable checkpoint %d (window %d+%d, %d extra tracks) is not the one in memory (%d, %d+%d, %d): %w",
+			ck.Seq, ck.WindowStart, ck.WindowTracks, len(ck.Extra), g.ckpt.Seq, g.ckpt.WindowStart, g.ckpt.WindowTracks, len(g.ckpt.Extra), ErrCorrupt)
+	}
+	if set, err := extraSet(ck, v.layout.NumTracks()); err != nil || !slices.Equal(set, g.extra) {
+		return fmt.Errorf("extra log tracks in memory differ from checkpoint %d's: %w", ck.Seq, ErrCorrupt)
 	}
 	for s, le := range g.entries {
 		e, err := v.readEntry(le.ref)

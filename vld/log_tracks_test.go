@@ -29,11 +29,11 @@ func newestOnExtraTrack(v *Volume) bool {
 	return g.extra[t] && !(window{start: int(g.ckpt.WindowStart), n: int(g.ckpt.WindowTracks)}).contains(t, nt)
 }
 
-// fragmentedLogical writes 80 % of a 32 MiB logical disk (256 tracks, a
-// 64-track window) and updates it at random, synchronously, until the
-// newest log entry lies on an extra track. It returns the disk, still
-// open, and every block's contents.
-func fragmentedLogical(t *testing.T, dev device.Device, rng *rand.Rand) (*LogicalDisk, [][]byte) {
+// fragmentedLogical writes the fraction fill of a 32 MiB logical disk (256
+// tracks, a 64-track window) and updates it at random, synchronously,
+// until the newest log entry lies on an extra track. It returns the disk,
+// still open, and every block's contents.
+func fragmentedLogical(t *testing.T, dev device.Device, rng *rand.Rand, fill float64) (*LogicalDisk, [][]byte) {
 	t.Helper()
 	if err := FormatLogical(dev, FormatOptions{Model: testModel(t, "st19101")}); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func fragmentedLogical(t *testing.T, dev device.Device, rng *rand.Rand) (*Logica
 	}
 	v := d.Volume()
 	v.SetExtraLogTracks(true) // as a compactor would
-	n := d.Blocks() * 8 / 10
+	n := int64(float64(d.Blocks()) * fill)
 	want := make([][]byte, n)
 	for l := int64(0); l < n; l += 16 {
 		var run [][]byte
@@ -77,7 +77,7 @@ func fragmentedLogical(t *testing.T, dev device.Device, rng *rand.Rand) (*Logica
 // an older root and lose the last update.
 func TestExtraLogTracksRecover(t *testing.T) {
 	dev := device.NewMem(32 << 20)
-	d, want := fragmentedLogical(t, dev, rand.New(rand.NewSource(1)))
+	d, want := fragmentedLogical(t, dev, rand.New(rand.NewSource(1)), 0.8)
 	if err := d.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,19 +105,23 @@ func TestExtraLogTracksRecover(t *testing.T) {
 // TestExtraLogTracksCrash crashes a fragmented logical disk whose
 // synchronous writes put entries on extra log tracks, at every point the
 // recorder can build, and checks that what recovers is the state
-// acknowledged before the crash point or the one in flight.
+// acknowledged before the crash point or the one in flight. A checkpoint
+// every 16 entries puts crashes around checkpoints that change the extra
+// tracks too.
 func TestExtraLogTracksCrash(t *testing.T) {
 	for _, seed := range testSeeds(t) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Logf("seed %d (replay with -vld.seed %d)", seed, seed)
 			rng := rand.New(rand.NewSource(seed))
 			mem := device.NewMem(32 << 20)
-			d, want := fragmentedLogical(t, mem, rng)
+			// 60 % full: empty tracks stay common, so entries often follow
+			// the data onto listed ones.
+			d, want := fragmentedLogical(t, mem, rng, 0.6)
 			if err := d.Close(); err != nil {
 				t.Fatal(err)
 			}
 			crash := device.NewCrash(device.MemFrom(mem.Bytes()))
-			d, err := OpenLogical(keepOpen{crash}, Options{CheckpointEvery: 1 << 20})
+			d, err := OpenLogical(keepOpen{crash}, Options{CheckpointEvery: 16})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +166,7 @@ func TestExtraLogTracksCrash(t *testing.T) {
 					states = append(states, st)
 				}
 			}
-			t.Logf("%d updates with the newest entry on an extra track, %d crash states from flush %d on", onExtra, len(states), firstOn)
+			t.Logf("%d updates with the newest entry on an extra track, %d checkpoints, %d crash states from flush %d on", onExtra, d.Volume().Stats().Checkpoints, len(states), firstOn)
 			buf := make([]byte, bs)
 			for _, st := range states {
 				r := openLogicalState(t, crash, st)
@@ -237,6 +241,36 @@ func TestAvoidEmptyPrefersHoles(t *testing.T) {
 		t.Fatalf("%d empty tracks after 64 more blocks with avoid-empty off, %d before", e, empty0)
 	}
 	if err := v.Commit(map[uint32][]byte{0: {2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(live); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAvoidEmptyFallsBack: with SetAvoidEmpty on and no hole left outside
+// empty tracks, writes still succeed, on empty tracks.
+func TestAvoidEmptyFallsBack(t *testing.T) {
+	v, _ := newTestVolume(t, "st19101", 8<<20, Options{})
+	v.SetAvoidEmpty(true)
+	_, empty0 := v.Space(nil)
+	var live []Addr
+	// Far more than the holes of the tracks in use on a fresh volume.
+	for i := 0; i < 8; i++ {
+		data := make([][]byte, 64)
+		for j := range data {
+			data[j] = block(v.BlockSize(), byte(i*64+j))
+		}
+		addrs, err := v.WriteBlocks(data, WriteOpts{})
+		if err != nil {
+			t.Fatalf("write %d with avoid-empty on: %v", i, err)
+		}
+		live = append(live, addrs...)
+	}
+	if _, e := v.Space(nil); e >= empty0 {
+		t.Fatalf("%d empty tracks after 512 blocks, %d before: nothing fell back to them", e, empty0)
+	}
+	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := v.Check(live); err != nil {

@@ -147,6 +147,7 @@ func (v *Volume) readSplitLocked(b int64, n int) int {
 	if n < 2 || l.TrackOf(b) != l.TrackOf(b+int64(n)-1) {
 		return 0
 	}
+	v.m.syncWall() // on the real clock the head has moved on since the last request
 	one, _ := l.Service(v.m.head, v.m.now, b, n, false)
 	best, bestMs := 0, one.TotalMs()
 	for j := 1; j < n; j++ {

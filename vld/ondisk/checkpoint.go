@@ -9,9 +9,12 @@ import (
 const CheckpointMagic = "VLDCKPT1"
 
 // CheckpointVersion is the checkpoint's own format version. Version 2
-// added the extra log tracks; version 1 (FormatVersion) slots still decode,
-// with none. An older build refuses a version-2 slot rather than scan too
-// little of the disk after an unclean stop.
+// added the extra log tracks; a checkpoint that lists none is still
+// written as version 1 (FormatVersion), and version-1 slots decode with
+// none. A build older than version 2 ignores a version-2 slot: it then
+// opens from the other slot, an older checkpoint, and would lose what was
+// committed since. So a volume whose compactor ran (which lists extra
+// tracks) must not be opened by such a build (docs/vld.md).
 const CheckpointVersion = 2
 
 // Checkpoint is one of the two alternating checkpoint slots (blocks 1 and
@@ -73,8 +76,12 @@ func (c *Checkpoint) Encode(b []byte) error {
 	clear(b)
 	copy(b, CheckpointMagic)
 	le := binary.LittleEndian
-	le.PutUint16(b[8:], CheckpointVersion)
-	le.PutUint32(b[12:], uint32(len(c.Extra)))
+	if len(c.Extra) > 0 {
+		le.PutUint16(b[8:], CheckpointVersion)
+		le.PutUint32(b[12:], uint32(len(c.Extra)))
+	} else {
+		le.PutUint16(b[8:], FormatVersion)
+	}
 	copy(b[16:32], c.UUID[:])
 	le.PutUint64(b[32:], c.Seq)
 	le.PutUint64(b[40:], c.LogSeq)

@@ -22,16 +22,26 @@ func TestCheckpointExtraTracks(t *testing.T) {
 		t.Fatalf("round trip: %+v %v", c2, err)
 	}
 
-	// Version 1 had bytes 10-16 reserved and nothing after the directory.
+	if v := binary.LittleEndian.Uint16(b[8:]); v != CheckpointVersion {
+		t.Fatalf("a checkpoint with extra tracks written as version %d", v)
+	}
+
+	// Without extra tracks it is written as version 1, which had bytes
+	// 10-16 reserved and nothing after the directory: whatever they hold,
+	// a version-1 slot lists no extra track.
 	c.Extra = nil
 	if err := c.Encode(b); err != nil {
 		t.Fatal(err)
 	}
-	binary.LittleEndian.PutUint16(b[8:], FormatVersion)
+	if v := binary.LittleEndian.Uint16(b[8:]); v != FormatVersion {
+		t.Fatalf("a checkpoint without extra tracks written as version %d", v)
+	}
+	binary.LittleEndian.PutUint32(b[12:], 7)
 	seal(b)
 	if c1, err := DecodeCheckpoint(b); err != nil || c1.Extra != nil || c1.Seq != 4 {
 		t.Fatalf("version 1: %+v %v", c1, err)
 	}
+	binary.LittleEndian.PutUint16(b[8:], CheckpointVersion)
 
 	// Full: as many extra tracks as fit, and one more.
 	c.Extra = make([]uint32, MaxExtraTracks(bs, len(c.DirBlocks)))

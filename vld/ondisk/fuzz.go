@@ -2,6 +2,7 @@ package ondisk
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -66,8 +67,12 @@ func fuzzDecodeCheckpoint(data []byte) (int, error) {
 		if err := c.Encode(out); err != nil {
 			return fmt.Errorf("decoded checkpoint does not re-encode: %w", err)
 		}
-		if _, err := DecodeCheckpoint(out); err != nil {
+		c2, err := DecodeCheckpoint(out)
+		if err != nil {
 			return fmt.Errorf("re-encoded checkpoint rejected: %w", err)
+		}
+		if !slices.Equal(c2.Extra, c.Extra) || !slices.Equal(c2.DirBlocks, c.DirBlocks) {
+			return fmt.Errorf("re-encoded checkpoint lists other tracks or directory blocks")
 		}
 		return nil
 	})
