@@ -144,14 +144,20 @@ func (ph *profiledHead) choose(a *allocator, _ disk.Head, startMs float64, n int
 // trackFilter says which tracks a scan may place a run on.
 type trackFilter func(t int) bool
 
-// classes lists the track filters to try in order (see choose).
+// classes lists the track filters to try in order (see choose). With
+// avoidEmpty (Volume.SetAvoidEmpty) tracks in use come first, as in the
+// allocator's own choice.
 func (ph *profiledHead) classes(a *allocator) []trackFilter {
 	all := func(int) bool { return true }
+	var out []trackFilter
+	if a.avoidEmpty {
+		out = append(out, func(t int) bool { return a.trackFree[t] < a.trackCap[t] })
+	}
 	if a.threshold <= 0 || a.empty == 0 {
-		return []trackFilter{all}
+		return append(out, all)
 	}
 	active := func(t int) bool { return t == a.active && a.trackFree[t] < a.trackCap[t] && a.fillable(t) }
-	return []trackFilter{active, a.fillable, all}
+	return append(out, active, a.fillable, all)
 }
 
 // anchor is where the write's skip is measured from and the think time:

@@ -128,6 +128,26 @@ func TestProfiledHeadChoose(t *testing.T) {
 	}
 }
 
+// TestProfiledHeadAvoidsEmpty: with avoid-empty on, the profiled head
+// takes a free block of a track in use even when one on an empty track is
+// cheaper, as the allocator's own choice does.
+func TestProfiledHeadAvoidsEmpty(t *testing.T) {
+	ph, a, m := headFixture(t, 0.75)
+	for b := int64(96); b < 100; b++ { // track 3 (blocks 96-127) holds data
+		a.markUsed(b)
+	}
+	ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
+	a.avoidEmpty = true
+	got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block
+	if tr := a.l.TrackOf(got); got < 0 || a.trackFree[tr] == a.trackCap[tr] {
+		t.Fatalf("chose block %d on track %d, an empty track, with avoid-empty on", got, tr)
+	}
+	a.avoidEmpty = false
+	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block; got != 130 {
+		t.Fatalf("avoid-empty off: chose %d, want the cheapest, 130", got)
+	}
+}
+
 // TestProfiledHeadFillsActiveTrackFirst: with a fill threshold and empty
 // tracks, free space is managed as for the oracle: the active track, then
 // empty tracks, then anything, the profile choosing within each class.
