@@ -24,6 +24,10 @@ type node struct {
 	dirty bool
 }
 
+// cleanAt reports whether n is loaded, unchanged since it was read or
+// written, and at a: what address a holds on disk is then n's encoding.
+func (n *node) cleanAt(a vld.Addr) bool { return n != nil && !n.dirty && n.addr == a }
+
 // span is per^h: the logical blocks a node of height h covers.
 func (g geometry) span(h int) uint64 {
 	s := uint64(1)

@@ -188,7 +188,7 @@ func (fs *FS) readMovesLocked(ms []move) error {
 			ms[i].buf = b
 			continue
 		}
-		if m := ms[i]; m.o.kind() == ownNode && m.n != nil && !m.n.dirty && m.n.addr == m.addr {
+		if m := ms[i]; m.o.kind() == ownNode && m.n.cleanAt(m.addr) {
 			ms[i].buf = make([]byte, fs.geo.bs)
 			ondisk.EncodeIndirect(ms[i].buf, uint64(m.in.ino), int(m.o.nodeKey().height), m.n.ptrs)
 			continue

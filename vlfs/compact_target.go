@@ -182,11 +182,7 @@ func (fs *FS) nodeInMemoryLocked(b compactor.Block) bool {
 		return false
 	}
 	in := fs.inodes[o.ino()]
-	if in == nil {
-		return false
-	}
-	n := in.nodes[o.nodeKey()]
-	return n != nil && !n.dirty && n.addr == b.Addr
+	return in != nil && in.nodes[o.nodeKey()].cleanAt(b.Addr)
 }
 
 // Move implements compactor.Target (compact_move.go).
