@@ -134,7 +134,7 @@ func Idle(cfg IdleConfig) (*Report, error) {
 		Bench: "idle", Disk: map[string]any{}, Clock: ClockSimulated,
 		Params: map[string]any{
 			"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096,
-			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks, "commit_each_step": ccfg.CommitEachStep,
+			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks, "commit_each_step": ccfg.CommitEachStep, "settle_blocks": ccfg.SettleBlocks,
 			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
 			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(),
 			"head": headName(cfg.Head), "log_window": logWindowParam(cfg.LogWindow),

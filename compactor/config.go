@@ -80,6 +80,9 @@ const (
 	DefaultStepBlocks  = 4
 	DefaultTargetEmpty = 0.25
 	DefaultIdleDelayMs = 1.0
+	// DefaultSettleBlocks: measured in docs/compactor.md ("Commit once
+	// per 32 moves"); 1 is once per source track.
+	DefaultSettleBlocks = 32
 )
 
 // Config tunes a compactor. The zero value is the default.
@@ -106,6 +109,12 @@ type Config struct {
 	// once per source track: its last step, or when the track is given up
 	// (docs/compactor.md, "Commit once per source track").
 	CommitEachStep bool
+	// SettleBlocks: a Settler target commits at the end of the first
+	// source track after at least this many blocks moved since its last
+	// commit, so that holders many moves share (indirect blocks, inode
+	// blocks, the inode map's pieces) are written once for all of them. 1
+	// commits once per source track; 0 means DefaultSettleBlocks.
+	SettleBlocks int
 }
 
 // WithDefaults returns c with its zero fields set to the defaults, or an
@@ -120,12 +129,17 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.IdleDelayMs == 0 {
 		c.IdleDelayMs = DefaultIdleDelayMs
 	}
+	if c.SettleBlocks == 0 {
+		c.SettleBlocks = DefaultSettleBlocks
+	}
 	if c.IdleDelayMs < 0 {
 		c.IdleDelayMs = 0
 	}
 	switch {
 	case c.StepBlocks < 0:
 		return c, fmt.Errorf("step blocks %d: must be positive: %w", c.StepBlocks, ErrConfig)
+	case c.SettleBlocks < 0:
+		return c, fmt.Errorf("settle blocks %d: must be positive: %w", c.SettleBlocks, ErrConfig)
 	case !(c.TargetEmpty > 0 && c.TargetEmpty <= 1):
 		return c, fmt.Errorf("target empty fraction %v: must be in (0, 1]: %w", c.TargetEmpty, ErrConfig)
 	case math.IsInf(c.IdleDelayMs, 0) || math.IsNaN(c.IdleDelayMs):

@@ -13,10 +13,11 @@ func TestConfigDefaultsAndErrors(t *testing.T) {
 		ok   bool
 		want Config
 	}{
-		{"zero is the default", Config{}, true, Config{StepBlocks: DefaultStepBlocks, TargetEmpty: DefaultTargetEmpty, IdleDelayMs: DefaultIdleDelayMs}},
-		{"negative delay means at once", Config{IdleDelayMs: -1}, true, Config{StepBlocks: DefaultStepBlocks, TargetEmpty: DefaultTargetEmpty}},
-		{"all tracks", Config{TargetEmpty: 1, StepBlocks: 1, Policy: Random, Start: StartAlways}, true, Config{StepBlocks: 1, TargetEmpty: 1, IdleDelayMs: DefaultIdleDelayMs, Policy: Random, Start: StartAlways}},
+		{"zero is the default", Config{}, true, Config{StepBlocks: DefaultStepBlocks, TargetEmpty: DefaultTargetEmpty, IdleDelayMs: DefaultIdleDelayMs, SettleBlocks: DefaultSettleBlocks}},
+		{"negative delay means at once", Config{IdleDelayMs: -1}, true, Config{StepBlocks: DefaultStepBlocks, TargetEmpty: DefaultTargetEmpty, SettleBlocks: DefaultSettleBlocks}},
+		{"all tracks", Config{TargetEmpty: 1, StepBlocks: 1, Policy: Random, Start: StartAlways, SettleBlocks: 1}, true, Config{StepBlocks: 1, TargetEmpty: 1, IdleDelayMs: DefaultIdleDelayMs, Policy: Random, Start: StartAlways, SettleBlocks: 1}},
 		{"negative step", Config{StepBlocks: -2}, false, Config{}},
+		{"negative settle", Config{SettleBlocks: -1}, false, Config{}},
 		{"target above 1", Config{TargetEmpty: 1.5}, false, Config{}},
 		{"negative target", Config{TargetEmpty: -0.1}, false, Config{}},
 		{"infinite delay", Config{IdleDelayMs: math.Inf(1)}, false, Config{}},

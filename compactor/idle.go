@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/vlfs/vlfs/vld"
@@ -29,6 +30,9 @@ func (c *Compactor) Think(ms float64) (waitMs float64, err error) {
 		return 0, nil
 	}
 	c.t.Idle(c.cfg.IdleDelayMs)
+	if err := c.relist(); err != nil {
+		return c.settle(deadline, false), err
+	}
 	worked, idleSteps := false, 0
 	for now := c.t.NowMs(); now < deadline && idleSteps < 3 && c.mayStart(now-start); now = c.t.NowMs() {
 		done, err := c.Step()
@@ -48,6 +52,30 @@ func (c *Compactor) Think(ms float64) (waitMs float64, err error) {
 	}
 	c.pred.idle.add(ms)
 	return c.settle(deadline, worked), nil
+}
+
+// relist lists again the source track a past idle interval left half
+// done: the foreground has run since, and the blocks listed then may have
+// been rewritten elsewhere. Moving them would find nothing to move, at no
+// cost, and Think takes a few such steps in a row to mean that there is
+// nothing to do: a whole idle interval was lost that way (docs/compactor.md,
+// "A stale source track"). An unchanged list keeps what was read.
+func (c *Compactor) relist() error {
+	if c.src < 0 {
+		return nil
+	}
+	live, pinned, err := c.t.Live(c.src)
+	if err != nil && !errors.Is(err, ErrNotIndexed) {
+		return fmt.Errorf("compactor: listing track %d: %w", c.src, err)
+	}
+	if err != nil || pinned > 0 || len(live) == 0 {
+		c.src, c.pending = -1, nil
+		return c.settleMoves()
+	}
+	if !slices.Equal(live, c.pending) {
+		c.pending, c.loaded = live, false
+	}
+	return nil
 }
 
 // settle lets the rest of the think time pass, or reports how far the
@@ -164,7 +192,7 @@ const maxPoll = 100 * time.Millisecond
 // satisfied reports, in O(1), that no step is needed now: no source track
 // is being worked on, no index look-up waits and enough tracks are empty.
 func (c *Compactor) satisfied() bool {
-	if c.src >= 0 {
+	if c.src >= 0 || c.unsettled > 0 {
 		return false
 	}
 	if ix, ok := c.t.(Indexer); ok && ix.IndexPending() {

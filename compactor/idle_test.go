@@ -332,3 +332,40 @@ func runSeesRequests(t *testing.T, waker bool) {
 		t.Fatalf("%d idle intervals recorded for %d requests 20 ms apart after a long idle time: requests were missed", got, requests)
 	}
 }
+
+// TestThinkRelistsStaleSource: an idle interval that ends halfway through
+// a source track leaves its list to the next one; if the foreground has
+// rewritten those blocks elsewhere meanwhile, moving them would find
+// nothing to move, at no cost, and a few such steps in a row used to end
+// the whole next interval with nothing done. Think lists the track again
+// first.
+func TestThinkRelistsStaleSource(t *testing.T) {
+	d, ref := fragmented(t, nil, 8<<20, 0.8, 4)
+	c, err := New(Logical(d), Config{Start: StartAlways, StepBlocks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Step until a source track is read with at least 4 blocks still to
+	// move (more than the 3 zero-cost steps that end an interval).
+	for i := 0; !(c.src >= 0 && c.loaded && len(c.pending) >= 4); i++ {
+		if i == 1000 {
+			t.Fatal("no source track with 4 blocks to move")
+		}
+		if _, err := c.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range c.pending {
+		if err := d.WriteSync(b.Owner, [][]byte{ref[b.Owner]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	moved := c.Stats().BlocksMoved
+	if _, err := c.Think(200); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Stats().BlocksMoved - moved; got == 0 {
+		t.Fatalf("200 ms idle after the source track's blocks were rewritten: nothing moved (stats %+v)", c.Stats())
+	}
+	checkContents(t, d, ref)
+}

@@ -6,8 +6,17 @@ package compactor
 // sloth", 1995). It never looks ahead: an interval's length is recorded
 // only once the foreground has ended it.
 type predictor struct {
-	idle, read, move ewma
+	idle, read, move, settle ewma
 }
+
+// stepKind is what the next step does, for its predicted length.
+type stepKind uint8
+
+const (
+	stepMove   stepKind = iota
+	stepRead            // reads a source track's live blocks
+	stepSettle          // a move that commits the moves before it (Config.SettleBlocks)
+)
 
 // ewma is an exponentially weighted moving average; weight 1/4 on the
 // newest sample.
@@ -29,10 +38,13 @@ func (e *ewma) add(x float64) {
 // source track, or a move) is expected to end before the idle interval
 // that began elapsedMs ago does. With no history it answers yes: the
 // first intervals are how the history is learnt.
-func (p *predictor) fits(elapsedMs float64, read bool) bool {
+func (p *predictor) fits(elapsedMs float64, kind stepKind) bool {
 	step := p.move
-	if read {
+	switch kind {
+	case stepRead:
 		step = p.read
+	case stepSettle:
+		step = p.settle
 	}
 	if p.idle.n == 0 || step.n == 0 {
 		return true

@@ -23,8 +23,13 @@ type Compactor struct {
 	// retried: a choice already came back empty for want of indexing
 	// since the last index step that did any work.
 	retried bool
-	listing bool // the target lists extra log tracks (TrackLister)
-	pred    predictor
+	// unsettled counts blocks a Settler moved since its last commit;
+	// settling lists the source tracks those moves left without a live
+	// block, empty once the commit frees the old copies.
+	unsettled int
+	settling  []int
+	listing   bool // the target lists extra log tracks (TrackLister)
+	pred      predictor
 
 	mu    sync.Mutex // guards stats
 	stats Stats
@@ -74,7 +79,13 @@ func (c *Compactor) Step() (done bool, err error) {
 		if worked, err := c.index(); worked || err != nil {
 			return false, err
 		}
-		if done, err := c.choose(); done || err != nil || c.src < 0 {
+		done, err := c.choose()
+		if done && err == nil && c.unsettled > 0 {
+			// Nothing more to move: commit what was moved, as a step of
+			// its own, while the interval lasts.
+			return false, c.settleStep()
+		}
+		if done || err != nil || c.src < 0 {
 			return done, err
 		}
 	}
@@ -114,10 +125,36 @@ func (c *Compactor) index() (bool, error) {
 // nextIsRead reports whether the next step reads a source track.
 func (c *Compactor) nextIsRead() bool { return c.src < 0 || !c.loaded }
 
+// nextSettles reports whether the next step is a move that commits: a
+// Settler's last move of a source track with SettleBlocks moved, which
+// writes every holder the moves since the last commit changed.
+func (c *Compactor) nextSettles() bool {
+	return c.src >= 0 && c.loaded && len(c.pending) <= c.cfg.StepBlocks && c.settles(len(c.pending))
+}
+
+// settles reports whether a move of n blocks, the last of its source
+// track, commits.
+func (c *Compactor) settles(n int) bool {
+	if _, ok := c.t.(Settler); !ok || c.cfg.CommitEachStep {
+		return false
+	}
+	return c.unsettled+n >= c.cfg.SettleBlocks
+}
+
 // mayStart reports whether a step may start elapsedMs into an idle
 // interval, by Config.Start.
 func (c *Compactor) mayStart(elapsedMs float64) bool {
-	return c.cfg.Start == StartAlways || c.pred.fits(elapsedMs, c.nextIsRead())
+	if c.cfg.Start == StartAlways {
+		return true
+	}
+	kind := stepMove
+	switch {
+	case c.nextIsRead():
+		kind = stepRead
+	case c.nextSettles():
+		kind = stepSettle
+	}
+	return c.pred.fits(elapsedMs, kind)
 }
 
 // choose picks the next source track and lists its blocks.
@@ -166,9 +203,14 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 		// Never fill a track that is a better source than this one.
 		o.MaxFree = c.srcFree
 	}
-	moved, err := c.move(c.pending[:n], o, n == len(c.pending))
+	last := n == len(c.pending)
+	settles := last && c.settles(n)
+	moved, err := c.move(c.pending[:n], o, last)
 	ms := c.t.NowMs() - t0
-	if moved > 0 {
+	switch {
+	case settles:
+		c.pred.settle.add(ms)
+	case moved > 0:
 		c.pred.move.add(ms)
 	}
 	switch {
@@ -192,20 +234,58 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 }
 
 // move relocates bs with Move, or with a Settler's MoveLater unless bs is
-// the source track's last step (whose Move commits every move before it).
+// the source track's last step and SettleBlocks have moved (then Move
+// commits every move before it).
 func (c *Compactor) move(bs []Block, o vld.HoleOpts, last bool) (int, error) {
-	if st, ok := c.t.(Settler); ok && !last && !c.cfg.CommitEachStep {
-		return st.MoveLater(bs, o)
+	if st, ok := c.t.(Settler); ok && !c.cfg.CommitEachStep && !(last && c.settles(len(bs))) {
+		n, err := st.MoveLater(bs, o)
+		c.unsettled += n
+		return n, err
 	}
-	return c.t.Move(bs, o)
+	c.unsettled = 0
+	n, err := c.t.Move(bs, o)
+	if err == nil {
+		err = c.countSettled()
+	}
+	return n, err
 }
 
-// settleMoves commits moves a Settler target left pending, when a source track
-// is given up before its last step.
+// settleStep commits the moves a Settler left pending, as a step.
+func (c *Compactor) settleStep() error {
+	t0 := c.t.NowMs()
+	if err := c.settleMoves(); err != nil {
+		return err
+	}
+	ms := c.t.NowMs() - t0
+	c.pred.settle.add(ms)
+	c.update(func(s *Stats) { s.addStep(ms) })
+	return nil
+}
+
+// settleMoves commits moves a Settler target left pending: when a source
+// track is given up before its last step, or nothing is left to move.
 func (c *Compactor) settleMoves() error {
+	c.unsettled = 0
 	if st, ok := c.t.(Settler); ok && !c.cfg.CommitEachStep {
 		if err := st.Settle(); err != nil {
 			return fmt.Errorf("compactor: committing moves: %w", err)
+		}
+	}
+	return c.countSettled()
+}
+
+// countSettled counts the tracks in settling that the commit just made
+// empty.
+func (c *Compactor) countSettled() error {
+	ts := c.settling
+	c.settling = nil
+	for _, t := range ts {
+		live, pinned, err := c.t.Live(t)
+		if err != nil && !errors.Is(err, ErrNotIndexed) {
+			return fmt.Errorf("compactor: %w", err)
+		}
+		if err == nil && len(live) == 0 && pinned == 0 {
+			c.update(func(s *Stats) { s.TracksEmptied++ })
 		}
 	}
 	return nil
@@ -215,13 +295,18 @@ func (c *Compactor) settleMoves() error {
 // writes may have put new blocks on it meanwhile, and then it is simply
 // chosen again later.
 func (c *Compactor) finishTrack() error {
-	live, pinned, err := c.t.Live(c.src)
+	src := c.src
+	live, pinned, err := c.t.Live(src)
 	c.src, c.pending = -1, nil
 	if err != nil {
 		return fmt.Errorf("compactor: %w", err)
 	}
-	if len(live) == 0 && pinned == 0 {
+	switch {
+	case len(live) == 0 && pinned == 0:
 		c.update(func(s *Stats) { s.TracksEmptied++ })
+	case len(live) == 0 && c.unsettled > 0:
+		// The old copies of its moved blocks are freed by the commit.
+		c.settling = append(c.settling, src)
 	}
 	return nil
 }

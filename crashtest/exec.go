@@ -143,7 +143,16 @@ func (e executor) compact(op Op) error {
 	if len(op.Args) == 1 {
 		steps = op.num(0)
 	}
-	c, err := compactor.New(e.fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 2, CommitEachStep: steps%2 == 1})
+	// Every commit pattern: each step, each source track, every 32 moves
+	// (the default).
+	cfg := compactor.Config{TargetEmpty: 1, StepBlocks: 2}
+	switch steps % 3 {
+	case 1:
+		cfg.CommitEachStep = true
+	case 2:
+		cfg.SettleBlocks = 1
+	}
+	c, err := compactor.New(e.fs.CompactTarget(), cfg)
 	if err != nil {
 		return err
 	}

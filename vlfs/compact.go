@@ -18,7 +18,10 @@ type compaction struct {
 	// cache holds blocks read ahead by Prefetch, by address. An entry is
 	// dropped when its block is freed (noteFreeLocked), so a cached copy
 	// is always the contents of a block still owned as listed.
-	cache  map[vld.Addr][]byte
+	cache map[vld.Addr][]byte
+	// recent holds the file data written last (recent.go): Prefetch
+	// leaves it out and Move takes it from memory.
+	recent recentBlocks
 	moved  int64               // blocks moved since mount
 	byKind [ownInode + 1]int64 // of which, by owner kind
 	// unsettled counts blocks moved by MoveLater since the last commit
@@ -71,6 +74,7 @@ func (fs *FS) noteFreeLocked(a vld.Addr) {
 	}
 	r.set(a, ownNone)
 	delete(fs.cm.cache, a)
+	fs.cm.recent.drop(a)
 }
 
 // MovedBlocks is how many blocks the compactor moved since mount.

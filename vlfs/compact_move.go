@@ -26,6 +26,8 @@ type move struct {
 	in   *inode // ownData, ownXattr, ownNode
 	n    *node  // ownNode
 	buf  []byte
+	// recent: buf came from the recently written blocks (recent.go)
+	recent bool
 }
 
 // compactMove moves the blocks of bs still owned as listed and, with
@@ -103,6 +105,9 @@ func (fs *FS) relocateLocked(bs []compactor.Block, o vld.HoleOpts) (int, bool, e
 			return i, true, err
 		}
 		fs.cm.byKind[m.o.kind()]++
+		if m.recent {
+			fs.cm.recent.hits++
+		}
 	}
 	fs.cm.moved += int64(len(ms))
 	return len(ms), sync, nil
@@ -188,6 +193,10 @@ func (fs *FS) readMovesLocked(ms []move) error {
 			ms[i].buf = b
 			continue
 		}
+		if b, ok := fs.cm.recent.get(ms[i].addr); ok {
+			ms[i].buf, ms[i].recent = b, true
+			continue
+		}
 		if m := ms[i]; m.o.kind() == ownNode && m.n.cleanAt(m.addr) {
 			ms[i].buf = make([]byte, fs.geo.bs)
 			ondisk.EncodeIndirect(ms[i].buf, uint64(m.in.ino), int(m.o.nodeKey().height), m.n.ptrs)
@@ -212,7 +221,11 @@ func (fs *FS) repointLocked(m move, a vld.Addr) error {
 		fs.freeBlockLocked(m.addr)
 		fs.imap.setAddr(m.o.id(), a)
 	case ownData:
-		return fs.setPtrLocked(m.in, m.o.aux(), a)
+		if err := fs.setPtrLocked(m.in, m.o.aux(), a); err != nil {
+			return err
+		}
+		fs.cm.recent.put(a, m.buf) // read-only from here on, as every m.buf
+		return nil
 	case ownXattr:
 		fs.freeBlockLocked(m.addr)
 		m.in.d.Xattr = a

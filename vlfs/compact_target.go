@@ -150,7 +150,7 @@ func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 	fs.cm.cache = map[vld.Addr][]byte{}
 	var keep []compactor.Block
 	for _, b := range bs {
-		if fs.cm.rev.get(b.Addr) == owner(b.Owner) && !fs.nodeInMemoryLocked(b) {
+		if fs.cm.rev.get(b.Addr) == owner(b.Owner) && !fs.inMemoryLocked(b) {
 			keep = append(keep, b)
 		}
 	}
@@ -174,10 +174,14 @@ func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 	return nil
 }
 
-// nodeInMemoryLocked reports whether b is an indirect block loaded and
-// clean at that address, whose contents Move can encode without a read.
-func (fs *FS) nodeInMemoryLocked(b compactor.Block) bool {
+// inMemoryLocked reports whether Move has b's contents without a read:
+// recently written data (recent.go), or an indirect block loaded and clean
+// at that address, which it encodes.
+func (fs *FS) inMemoryLocked(b compactor.Block) bool {
 	o := owner(b.Owner)
+	if _, ok := fs.cm.recent.get(b.Addr); ok {
+		return true
+	}
 	if o.kind() != ownNode {
 		return false
 	}

@@ -21,10 +21,11 @@ type cacheLimits struct {
 	iblks  int // raw inode blocks
 	nodes  int // indirect blocks
 	dirty  int // dirty inodes: beyond this, metadata is written out early
+	recent int // recently written data blocks kept for the compactor
 }
 
 func defaultLimits() cacheLimits {
-	return cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096, dirty: 32768}
+	return cacheLimits{inodes: 16384, iblks: 4096, nodes: 4096, dirty: 32768, recent: 1024}
 }
 
 // FS is a mounted vlfs file system. Its methods are safe for concurrent use.

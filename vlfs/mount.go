@@ -81,8 +81,9 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		orphans: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
-		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1}
+		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1, recent: 1}
 	}
+	fs.cm.recent.limit = fs.limits.recent
 	fs.gc.cond = newCond(&fs.gc.mu)
 	return fs
 }

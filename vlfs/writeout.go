@@ -220,6 +220,7 @@ func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
 				return err
 			}
 			fs.forgetDirtyLocked(in, lbn, in.data[lbn])
+			fs.cm.recent.put(a, buf) // no longer the file's buffer: never changed again
 			return nil
 		}})
 	}

@@ -27,7 +27,8 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	updates := fl.Int("updates", 2048, "updates measured per point (and as many before measuring)")
 	policy := fl.String("policy", "cost-benefit", "compactor source choice: cost-benefit or random")
 	step := fl.Int("step-blocks", compactor.DefaultStepBlocks, "blocks per compaction step")
-	eachStep := fl.Bool("commit-each-step", false, "the file system's compactor commits every step instead of once per source track (for comparison)")
+	eachStep := fl.Bool("commit-each-step", false, "the file system's compactor commits every step (for comparison)")
+	settle := fl.Int("settle-blocks", compactor.DefaultSettleBlocks, "the file system's compactor commits at the end of the first source track after this many blocks moved (1: every source track)")
 	target := fl.Float64("target-empty", compactor.DefaultTargetEmpty, "fraction of tracks the compactor keeps empty")
 	delay := fl.Float64("idle-delay-ms", compactor.DefaultIdleDelayMs, "quiet time before the compactor starts (simulated ms)")
 	start := fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
@@ -40,7 +41,7 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	head := fl.String("head", "sim", headUsage+"; a profile needs a --disk of one disk")
 	window := fl.Float64("log-window", 0, "the volumes' log window as a fraction of the disk's tracks (0: the default, 1/16); a larger one lets the compactor and synchronous writes use empty tracks anywhere in it, and costs every unclean mount a longer scan (docs/compactor.md)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--commit-each-step] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--log-window F] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--settle-blocks N] [--commit-each-step] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--log-window F] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
@@ -67,7 +68,7 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg.Compactor.StepBlocks, cfg.Compactor.TargetEmpty, cfg.Compactor.IdleDelayMs = *step, *target, *delay
-	cfg.Compactor.CommitEachStep = *eachStep
+	cfg.Compactor.CommitEachStep, cfg.Compactor.SettleBlocks = *eachStep, *settle
 	if *quick {
 		// Smaller defaults; a flag given explicitly (--disk above all:
 		// a profile belongs to one disk) keeps its value.
