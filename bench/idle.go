@@ -117,7 +117,14 @@ func Idle(cfg IdleConfig) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("idle: %w", err)
 	}
+	// A zero SettleBlocks stays zero: each target takes its own default
+	// (compactor.SettleDefaulter).
+	ccfg.SettleBlocks = cfg.Compactor.SettleBlocks
 	cfg.Compactor = ccfg
+	settle := any(ccfg.SettleBlocks)
+	if ccfg.SettleBlocks == 0 {
+		settle = "target default (vlfs 32, logical disk 1)"
+	}
 	points := len(cfg.Models) * len(cfg.BurstKB) * (1 + 2*len(cfg.IdleMs))
 	if !slices.Contains(cfg.Placements, vld.PlaceEager) {
 		points = len(cfg.Models) * len(cfg.BurstKB)
@@ -134,7 +141,7 @@ func Idle(cfg IdleConfig) (*Report, error) {
 		Bench: "idle", Disk: map[string]any{}, Clock: ClockSimulated,
 		Params: map[string]any{
 			"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096,
-			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks, "commit_each_step": ccfg.CommitEachStep, "settle_blocks": ccfg.SettleBlocks,
+			"compactor_policy": ccfg.Policy.String(), "step_blocks": ccfg.StepBlocks, "commit_each_step": ccfg.CommitEachStep, "settle_blocks": settle,
 			"target_empty": ccfg.TargetEmpty, "idle_delay_ms": ccfg.IdleDelayMs, "compactor_start": ccfg.Start.String(),
 			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(),
 			"head": headName(cfg.Head), "log_window": logWindowParam(cfg.LogWindow),

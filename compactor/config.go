@@ -80,8 +80,9 @@ const (
 	DefaultStepBlocks  = 4
 	DefaultTargetEmpty = 0.25
 	DefaultIdleDelayMs = 1.0
-	// DefaultSettleBlocks: measured in docs/compactor.md ("Commit once
-	// per 32 moves"); 1 is once per source track.
+	// DefaultSettleBlocks: measured on vlfs in docs/compactor.md
+	// ("Commit every 32 moves"); 1 is once per source track. A target may
+	// have its own (SettleDefaulter).
 	DefaultSettleBlocks = 32
 )
 
@@ -113,7 +114,8 @@ type Config struct {
 	// source track after at least this many blocks moved since its last
 	// commit, so that holders many moves share (indirect blocks, inode
 	// blocks, the inode map's pieces) are written once for all of them. 1
-	// commits once per source track; 0 means DefaultSettleBlocks.
+	// commits once per source track; 0 means the target's default
+	// (SettleDefaulter), else DefaultSettleBlocks.
 	SettleBlocks int
 }
 

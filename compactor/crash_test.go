@@ -45,7 +45,12 @@ func crashRun(t *testing.T, seed int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Logical(d), Config{Start: StartAlways, StepBlocks: 1 + rng.Intn(4), TargetEmpty: 0.3})
+	// Commits each step, each source track (the logical disk's default),
+	// every 4 moves or every 32: a crash between a deferred move and its
+	// commit must find the old copy intact.
+	cfg := Config{Start: StartAlways, StepBlocks: 1 + rng.Intn(4), TargetEmpty: 0.3, SettleBlocks: []int{1, 4, 32}[rng.Intn(3)], CommitEachStep: rng.Intn(4) == 0}
+	t.Logf("config %+v", cfg)
+	c, err := New(Logical(d), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

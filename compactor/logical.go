@@ -14,10 +14,12 @@ func Logical(d *vld.LogicalDisk) *LogicalTarget { return &LogicalTarget{d: d} }
 type LogicalTarget struct{ d *vld.LogicalDisk }
 
 var (
-	_ Target      = (*LogicalTarget)(nil)
-	_ Foreground  = (*LogicalTarget)(nil)
-	_ Waker       = (*LogicalTarget)(nil)
-	_ TrackLister = (*LogicalTarget)(nil)
+	_ Target          = (*LogicalTarget)(nil)
+	_ Foreground      = (*LogicalTarget)(nil)
+	_ Waker           = (*LogicalTarget)(nil)
+	_ TrackLister     = (*LogicalTarget)(nil)
+	_ Settler         = (*LogicalTarget)(nil)
+	_ SettleDefaulter = (*LogicalTarget)(nil)
 )
 
 // ListExtraLogTracks implements TrackLister.
@@ -57,6 +59,21 @@ func (l *LogicalTarget) Prefetch(bs []Block) error { return l.d.Prefetch(movable
 func (l *LogicalTarget) Move(bs []Block, o vld.HoleOpts) (int, error) {
 	return l.d.Relocate(movables(bs), o)
 }
+
+// MoveLater implements Settler.
+func (l *LogicalTarget) MoveLater(bs []Block, o vld.HoleOpts) (int, error) {
+	return l.d.RelocateLater(movables(bs), o)
+}
+
+// Settle implements Settler.
+func (l *LogicalTarget) Settle() error { return l.d.Settle() }
+
+// DefaultSettleBlocks implements SettleDefaulter: once per source track.
+// A logical disk's moves change only map pieces, which the moves of
+// several tracks rarely share, so a longer wait saves no writes and makes
+// each commit a longer step (docs/compactor.md, "The logical disk as a
+// Settler").
+func (l *LogicalTarget) DefaultSettleBlocks() int { return 1 }
 
 // NowMs implements Target.
 func (l *LogicalTarget) NowMs() float64 { return l.d.Volume().NowMs() }

@@ -37,6 +37,9 @@ type Compactor struct {
 
 // New returns a compactor for t.
 func New(t Target, cfg Config) (*Compactor, error) {
+	if d, ok := t.(SettleDefaulter); ok && cfg.SettleBlocks == 0 {
+		cfg.SettleBlocks = d.DefaultSettleBlocks()
+	}
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err

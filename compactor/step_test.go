@@ -112,3 +112,18 @@ func TestStepsAreSmall(t *testing.T) {
 	}
 	checkContents(t, d, ref)
 }
+
+// TestSettleDefault: a zero SettleBlocks takes the target's own default
+// (the logical disk commits once per source track); a set one wins.
+func TestSettleDefault(t *testing.T) {
+	d, _ := fragmented(t, nil, 4<<20, 0.5, 1)
+	for _, tc := range []struct{ in, want int }{{0, 1}, {8, 8}, {1, 1}} {
+		c, err := New(Logical(d), Config{SettleBlocks: tc.in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Config().SettleBlocks; got != tc.want {
+			t.Errorf("SettleBlocks %d on a logical disk: got %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

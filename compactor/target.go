@@ -57,6 +57,13 @@ type Settler interface {
 	Settle() error
 }
 
+// SettleDefaulter is implemented by Settler targets whose best
+// Config.SettleBlocks differs from DefaultSettleBlocks: a zero
+// SettleBlocks takes the target's value.
+type SettleDefaulter interface {
+	DefaultSettleBlocks() int
+}
+
 // TrackLister is implemented by targets whose volume can list, at each
 // checkpoint, empty tracks and the compactor's likely next sources as
 // extra log tracks (vld.Volume.SetExtraLogTracks): a synchronous write's

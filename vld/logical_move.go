@@ -31,6 +31,9 @@ type mover struct {
 	// cached copy is always the current contents of a block still mapped.
 	cache map[Addr]cachedBlock
 	moved int64 // blocks relocated since open
+	// unsettled counts blocks RelocateLater moved since the last commit
+	// (every commit takes all dirty pieces, so any commit settles them).
+	unsettled int
 }
 
 type cachedBlock struct {
@@ -208,6 +211,48 @@ func (d *LogicalDisk) readMovableLocked(ms []Movable) (map[Addr][]byte, error) {
 func (d *LogicalDisk) Relocate(ms []Movable, o HoleOpts) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	n, err := d.relocateLocked(ms, o)
+	if err != nil || (n == 0 && d.mv.unsettled == 0) {
+		return n, err
+	}
+	return n, d.settleLocked()
+}
+
+// RelocateLater is Relocate without the commit: the remapped pieces stay
+// dirty until the next commit (Settle, a later Relocate, Sync or a
+// WriteSync, each of which commits every dirty piece). Until then the
+// old copies stay in use (Volume.Free releases them only with a durable
+// commit), so a crash recovers the old map and the old copies intact.
+// The compactor uses it to commit once per several source tracks
+// (compactor.Settler).
+func (d *LogicalDisk) RelocateLater(ms []Movable, o HoleOpts) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n, err := d.relocateLocked(ms, o)
+	d.mv.unsettled += n
+	return n, err
+}
+
+// Settle commits what RelocateLater left, if anything: as Sync, with the
+// map pieces' entries kept in holes (SetAvoidEmpty).
+func (d *LogicalDisk) Settle() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.mv.unsettled == 0 {
+		return nil
+	}
+	return d.settleLocked()
+}
+
+// settleLocked commits every dirty piece; the entries go into holes where
+// they fit, not onto the empty tracks the compactor is making.
+func (d *LogicalDisk) settleLocked() error {
+	d.v.SetAvoidEmpty(true)
+	defer d.v.SetAvoidEmpty(false)
+	return d.commitDirtyLocked()
+}
+
+func (d *LogicalDisk) relocateLocked(ms []Movable, o HoleOpts) (int, error) {
 	if err := d.movableLocked(); err != nil {
 		return 0, err
 	}
@@ -243,11 +288,7 @@ func (d *LogicalDisk) Relocate(ms []Movable, o HoleOpts) (int, error) {
 		}
 	}
 	d.mv.moved += int64(len(todo))
-	// The map pieces' entries go into holes where they fit, not onto the
-	// empty tracks the compactor is making.
-	d.v.SetAvoidEmpty(true)
-	defer d.v.SetAvoidEmpty(false)
-	return len(todo), d.commitDirtyLocked()
+	return len(todo), nil
 }
 
 // commitDirtyLocked commits every changed map piece: Sync with d.mu held.
@@ -263,6 +304,7 @@ func (d *LogicalDisk) commitDirtyLocked() error {
 		return err
 	}
 	d.dirty = map[uint32]bool{}
+	d.mv.unsettled = 0
 	return nil
 }
 

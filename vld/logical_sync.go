@@ -53,6 +53,7 @@ func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
 		return err
 	}
 	d.dirty = map[uint32]bool{}
+	d.mv.unsettled = 0
 	// The committed map no longer references the old blocks: they are
 	// released by the next commit.
 	for _, o := range old {

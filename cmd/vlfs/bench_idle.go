@@ -28,7 +28,7 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	policy := fl.String("policy", "cost-benefit", "compactor source choice: cost-benefit or random")
 	step := fl.Int("step-blocks", compactor.DefaultStepBlocks, "blocks per compaction step")
 	eachStep := fl.Bool("commit-each-step", false, "the file system's compactor commits every step (for comparison)")
-	settle := fl.Int("settle-blocks", compactor.DefaultSettleBlocks, "the file system's compactor commits at the end of the first source track after this many blocks moved (1: every source track)")
+	settle := fl.Int("settle-blocks", 0, "the compactor commits at the end of the first source track after this many blocks moved (1: every source track; 0: each target's default, 32 for vlfs, 1 for the logical disk)")
 	target := fl.Float64("target-empty", compactor.DefaultTargetEmpty, "fraction of tracks the compactor keeps empty")
 	delay := fl.Float64("idle-delay-ms", compactor.DefaultIdleDelayMs, "quiet time before the compactor starts (simulated ms)")
 	start := fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
