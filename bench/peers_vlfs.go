@@ -35,7 +35,7 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.fs, err = vlfs.Mount(dev, vlfs.Options{Logf: cfg.Logf, Head: cfg.Head})
+	t.fs, err = vlfs.Mount(dev, vlfs.Options{Logf: cfg.Logf, Head: cfg.Head, WriteThroughBytes: vlfs.DefaultWriteThrough})
 	if err != nil {
 		dev.Close()
 		return nil, err

@@ -71,7 +71,12 @@ type Options struct {
 	Clock           vld.Clock
 	DirtyLimitBytes int64         // buffered dirty data before writers flush; default 64 MiB
 	FlushInterval   time.Duration // age after which the background flusher commits; default 5s
-	ReadOnly        bool
+	// WriteThroughBytes: the whole blocks of a write this large or larger
+	// go to the volume at once, unbuffered (writethrough.go); 0 buffers
+	// every write. Mounts use DefaultWriteThrough: the kernel's writeback
+	// cache buffers them already.
+	WriteThroughBytes int64
+	ReadOnly          bool
 	// Batch is the volume's write-batching policy as vld.ParseBatch reads
 	// it ("auto" = c* of the disk model, "fifo", "segment", N); "" means
 	// auto, read priority with batches of c* blocks.
@@ -157,8 +162,11 @@ type Stats struct {
 	Commits      int64              // volume commits issued by the file system
 	GroupedSyncs int64              // fsyncs satisfied by another caller's commit
 	DirtyBytes   int64              // buffered data not yet written to the volume
-	Inodes       int64              // allocated inodes
-	Utilization  float64            // fraction of client blocks in use
-	Vol          vld.Stats          // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
-	Compactor    *compactor.Stats   // the background compactor's counters; nil when it is off
+	// WriteThroughBlocks: data blocks of large writes sent to the volume
+	// at once instead of buffered (Options.WriteThroughBytes)
+	WriteThroughBlocks int64
+	Inodes             int64            // allocated inodes
+	Utilization        float64          // fraction of client blocks in use
+	Vol                vld.Stats        // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
+	Compactor          *compactor.Stats // the background compactor's counters; nil when it is off
 }

@@ -80,7 +80,11 @@ func crashRun(t *testing.T, seed int64, limits *cacheLimits) {
 		t.Fatal(err)
 	}
 	rec := device.NewCrash(base)
-	fs, err := Mount(noClose{rec}, Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10})
+	o := Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10}
+	if seed%2 != 0 {
+		o.WriteThroughBytes = 8 << 10 // large writes unbuffered (writethrough.go)
+	}
+	fs, err := Mount(noClose{rec}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

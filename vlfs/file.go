@@ -177,7 +177,16 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 	if err := fs.checkSpaceLocked(fs.newDirtyCountLocked(in, first, last)); err != nil {
 		return err
 	}
+	ta, tb := fs.throughRange(in, off, end)
+	if ta < tb {
+		if err := fs.writeThroughLocked(in, ta, tb, data[ta*bs-off:tb*bs-off]); err != nil {
+			return err
+		}
+	}
 	for lbn := first; lbn <= last; lbn++ {
+		if lbn >= ta && lbn < tb {
+			continue
+		}
 		lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
 		buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs)
 		if err != nil {

@@ -26,6 +26,11 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 			im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1, dirty: 3}
 			im.o.DirtyLimitBytes = 16 << 10
 		}
+		if round == 2 {
+			// Writes of two whole blocks or more go straight to the
+			// volume, mixed with buffered partial blocks.
+			im.o.WriteThroughBytes = 8 << 10
+		}
 		if err := im.mount(); err != nil {
 			t.Fatal(err)
 		}

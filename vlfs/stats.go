@@ -48,6 +48,8 @@ type counters struct {
 	bytes   [numOps]atomic.Int64
 	commits atomic.Int64
 	grouped atomic.Int64
+	// throughBlocks: data blocks written through, unbuffered (writethrough.go)
+	throughBlocks atomic.Int64
 
 	// For the compactor's idle detection (compactor.Foreground).
 	arrived atomic.Uint64 // operations arrived
@@ -87,6 +89,7 @@ func (fs *FS) Stats() Stats {
 	s.Fsyncs = fs.stats.ops[opFsync].Load() + fs.stats.ops[opSync].Load()
 	s.Commits = fs.stats.commits.Load()
 	s.GroupedSyncs = fs.stats.grouped.Load()
+	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
 	s.Inodes = fs.imap.nused

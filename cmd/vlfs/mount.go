@@ -129,6 +129,8 @@ func (a *mountArgs) applyOptions() error {
 	if err != nil {
 		return err
 	}
+	// The kernel's writeback cache holds large writes already.
+	a.fsOpt.WriteThroughBytes = vlfs.DefaultWriteThrough
 	for _, o := range rest {
 		key, val, _ := strings.Cut(o, "=")
 		switch key {
@@ -154,6 +156,12 @@ func (a *mountArgs) applyOptions() error {
 				return fmt.Errorf("-o %s: want a size > 0 (as dirty_limit=64MiB)", o)
 			}
 			a.fsOpt.DirtyLimitBytes = n
+		case "write_through":
+			n, err := parseSize(val)
+			if err != nil || n < 0 {
+				return fmt.Errorf("-o %s: want a size >= 0 (as write_through=64KiB; 0 buffers every write)", o)
+			}
+			a.fsOpt.WriteThroughBytes = n
 		case "log_window":
 			f, err := strconv.ParseFloat(val, 64)
 			if err != nil || !(f > 0 && f <= 1) {

@@ -54,18 +54,18 @@ func TestParseMountArgs(t *testing.T) {
 // the mount command could not configure before, and -o log_window=F the
 // volume's log window; bad values are usage errors.
 func TestMountBufferOptions(t *testing.T) {
-	a, code := parseMountArgs([]string{"img", "dir", "-o", "commit=0.5,dirty_limit=8MiB,log_window=0.25"}, &strings.Builder{})
+	a, code := parseMountArgs([]string{"img", "dir", "-o", "commit=0.5,dirty_limit=8MiB,log_window=0.25,write_through=0"}, &strings.Builder{})
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	if a.fsOpt.FlushInterval != 500*time.Millisecond || a.fsOpt.DirtyLimitBytes != 8<<20 || a.fsOpt.LogWindow != 0.25 {
-		t.Fatalf("FlushInterval %v, DirtyLimitBytes %d, LogWindow %v", a.fsOpt.FlushInterval, a.fsOpt.DirtyLimitBytes, a.fsOpt.LogWindow)
+	if a.fsOpt.FlushInterval != 500*time.Millisecond || a.fsOpt.DirtyLimitBytes != 8<<20 || a.fsOpt.LogWindow != 0.25 || a.fsOpt.WriteThroughBytes != 0 {
+		t.Fatalf("FlushInterval %v, DirtyLimitBytes %d, LogWindow %v, WriteThroughBytes %d", a.fsOpt.FlushInterval, a.fsOpt.DirtyLimitBytes, a.fsOpt.LogWindow, a.fsOpt.WriteThroughBytes)
 	}
 	a, code = parseMountArgs([]string{"img", "dir"}, &strings.Builder{})
-	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 || a.fsOpt.LogWindow != 0 {
+	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 || a.fsOpt.LogWindow != 0 || a.fsOpt.WriteThroughBytes != vlfs.DefaultWriteThrough {
 		t.Fatalf("defaults: exit %d, %+v", code, a.fsOpt)
 	}
-	for _, bad := range []string{"commit=0", "commit=-1", "commit=x", "commit=NaN", "dirty_limit=0", "dirty_limit=lots", "log_window=0", "log_window=1.5", "log_window=NaN"} {
+	for _, bad := range []string{"commit=0", "commit=-1", "commit=x", "commit=NaN", "dirty_limit=0", "dirty_limit=lots", "log_window=0", "log_window=1.5", "log_window=NaN", "write_through=-1", "write_through=big"} {
 		if _, code := parseMountArgs([]string{"img", "dir", "-o", bad}, &strings.Builder{}); code != exitUsage {
 			t.Errorf("-o %s: exit %d, want %d", bad, code, exitUsage)
 		}

@@ -78,7 +78,11 @@ func MountFS(t testing.TB, o Options) *Mounted {
 		t.Fatal(err)
 	}
 	m := &Mounted{Dir: dir, Image: img, t: t, noCheck: o.NoCheck}
-	m.FS = openFS(t, img, o.FS)
+	fsOpt := o.FS
+	if fsOpt.WriteThroughBytes == 0 {
+		fsOpt.WriteThroughBytes = vlfs.DefaultWriteThrough // as vlfs mount does
+	}
+	m.FS = openFS(t, img, fsOpt)
 	fo := o.Fuse
 	fo.Image = img
 	if fo.FSName == "" {

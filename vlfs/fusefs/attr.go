@@ -100,9 +100,8 @@ func fuseAttr(a vlfs.Attr, valid time.Duration) fuse.Attr {
 	}
 }
 
-// attr converts attributes for a reply, remembering the block count sent.
+// attr converts attributes for a reply.
 func (s *Server) attr(a vlfs.Attr) fuse.Attr {
-	s.stamps.reported(a)
 	return fuseAttr(a, s.opt.AttrTimeout)
 }
 

@@ -128,4 +128,5 @@ func (s *Server) refreshBlocks(n fuse.NodeID) {
 		return
 	}
 	_ = s.conn.InvalidateNode(n, -1, -1) // ENOENT: the kernel no longer caches it
+	s.stamps.invalidated(a)
 }

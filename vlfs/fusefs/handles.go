@@ -56,9 +56,12 @@ type stamp struct {
 // stampTable remembers what the kernel was told about each inode: the size
 // and mtime at the last open or release, so that an open of an unchanged
 // file keeps the kernel's page cache (FOPEN_KEEP_CACHE) instead of dropping
-// it; and the block count last reported, so that an fsync invalidates the
-// kernel's attributes only when writing out changed st_blocks. An inode's
-// entries are dropped when the kernel forgets the inode.
+// it; and the block count at the last fsync that invalidated the kernel's
+// attributes, so that an fsync invalidates them only when st_blocks
+// changed since. (Not the count last sent in a reply: the kernel drops the
+// attributes of a reply that raced with its own writes, as the SETATTR of
+// the times does while writeback is in flight.) An inode's entries are
+// dropped when the kernel forgets the inode.
 type stampTable struct {
 	mu     sync.Mutex
 	m      map[vlfs.Ino]stamp
@@ -70,15 +73,15 @@ func (t *stampTable) init() {
 	t.blocks = make(map[vlfs.Ino]uint64)
 }
 
-// reported records the block count sent to the kernel.
-func (t *stampTable) reported(a vlfs.Attr) {
+// invalidated records the block count the kernel will fetch afresh.
+func (t *stampTable) invalidated(a vlfs.Attr) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.blocks[a.Ino] = a.Blocks
 }
 
-// blocksChanged reports whether a's block count differs from the last one
-// sent to the kernel.
+// blocksChanged reports whether a's block count differs from the one at
+// the last invalidation (or none was made).
 func (t *stampTable) blocksChanged(a vlfs.Attr) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -1,0 +1,64 @@
+package vlfs
+
+// A large write of whole blocks goes straight to the volume instead of
+// into the dirty buffer (Options.WriteThroughBytes). Under a FUSE mount
+// with the writeback cache the kernel's page cache already holds the data
+// and sends it in writes of up to 128 KiB; buffering it again cost a copy
+// of every byte, and every 64 MiB a write-out of the whole buffer under
+// FS.mu that stalled the writer (docs/fuse.md, "Streaming writes"). The
+// blocks are placed and written as a write-out would write them; their
+// pointers change in memory and the next commit makes them reachable, so
+// durability is as for buffered data.
+
+// DefaultWriteThrough is the write size from which a FUSE mount writes
+// whole blocks through (cmd/vlfs mount's -o write_through).
+const DefaultWriteThrough = 64 << 10
+
+// throughRange is the run of whole blocks [a, b) of a write of [off, end)
+// that goes straight to the volume: at least Options.WriteThroughBytes of
+// them, none buffered. a == b when there is none.
+func (fs *FS) throughRange(in *inode, off, end uint64) (uint64, uint64) {
+	wt := fs.opts.WriteThroughBytes
+	bs := uint64(fs.geo.bs)
+	a, b := (off+bs-1)/bs, end/bs
+	if wt <= 0 || b <= a || (b-a)*bs < uint64(wt) {
+		return 0, 0
+	}
+	for lbn := a; lbn < b; lbn++ {
+		if _, ok := in.data[lbn]; ok {
+			return 0, 0 // buffered blocks keep the buffered path
+		}
+	}
+	return a, b
+}
+
+// writeThroughLocked writes blocks [a, b) of in, whose contents are buf
+// (len (b-a) blocks), and points the file at them. buf is only read
+// during the call: nothing keeps it.
+func (fs *FS) writeThroughLocked(in *inode, a, b uint64, buf []byte) error {
+	bs := uint64(fs.geo.bs)
+	ws := make([]pendingWrite, 0, b-a)
+	for lbn := a; lbn < b; lbn++ {
+		if err := fs.prepareLocked(in, lbn); err != nil {
+			return err
+		}
+		old, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return err
+		}
+		near, rep := fs.nearLocked(in, lbn)
+		j := lbn - a
+		follows := !rep && j > 0
+		if follows {
+			near = ws[j-1].near // the previous block has no new address yet
+		}
+		ws = append(ws, pendingWrite{buf: buf[j*bs : (j+1)*bs], near: near, rep: rep, follows: follows, apply: func(addr uint64) error {
+			if old == 0 {
+				in.d.Blocks++
+			}
+			return fs.setPtrLocked(in, lbn, addr)
+		}})
+	}
+	fs.stats.throughBlocks.Add(int64(len(ws)))
+	return fs.writeAllLocked(ws, false)
+}
