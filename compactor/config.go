@@ -81,7 +81,7 @@ const (
 	DefaultTargetEmpty = 0.25
 	DefaultIdleDelayMs = 1.0
 	// DefaultSettleBlocks: measured on vlfs in docs/compactor.md
-	// ("Commit every 32 moves"); 1 is once per source track. A target may
+	// ("Commit every 32 moves, ..."); 1 is once per source track. A target may
 	// have its own (SettleDefaulter).
 	DefaultSettleBlocks = 32
 )

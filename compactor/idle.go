@@ -59,7 +59,8 @@ func (c *Compactor) Think(ms float64) (waitMs float64, err error) {
 // been rewritten elsewhere. Moving them would find nothing to move, at no
 // cost, and Think takes a few such steps in a row to mean that there is
 // nothing to do: a whole idle interval was lost that way (docs/compactor.md,
-// "A stale source track"). An unchanged list keeps what was read.
+// "Commit every 32 moves, relist stale sources, ..."). An unchanged list
+// keeps what was read.
 func (c *Compactor) relist() error {
 	if c.src < 0 {
 		return nil

@@ -6,7 +6,8 @@ import "github.com/vlfs/vlfs/vld"
 // address, so that the idle-time compactor can move them without reading
 // them back: the tracks it empties first are the ones the latest bursts
 // filled, whose live blocks are mostly that data (docs/compactor.md,
-// "Recently written data"). Eviction is first in, first out.
+// "Commit every 32 moves, relist stale sources, move recent data from
+// memory"). Eviction is first in, first out.
 //
 // It holds the write-out's own buffers, which nothing changes once
 // written (a later write to the same file block gets a new buffer,

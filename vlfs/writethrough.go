@@ -56,6 +56,9 @@ func (fs *FS) writeThroughLocked(in *inode, a, b uint64, buf []byte) error {
 			if old == 0 {
 				in.d.Blocks++
 			}
+			// buf is not ours to keep; an in-place volume may have
+			// rewritten a remembered address.
+			fs.cm.recent.drop(addr)
 			return fs.setPtrLocked(in, lbn, addr)
 		}})
 	}
