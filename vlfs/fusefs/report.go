@@ -24,7 +24,9 @@ type Report struct {
 	Commits      int64              `json:"commits"`
 	GroupedSyncs int64              `json:"grouped_syncs"` // fsyncs served by another caller's commit
 	DirtyBytes   int64              `json:"dirty_bytes"`
-	Inodes       int64              `json:"inodes"`
+	// data blocks of large writes sent to the image unbuffered (-o write_through)
+	WriteThroughBlocks int64 `json:"write_through_blocks"`
+	Inodes             int64 `json:"inodes"`
 
 	Device      DeviceCounts `json:"device"`
 	Sim         SimTime      `json:"sim"`       // all simulated service time
@@ -89,7 +91,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Source: "image", Clock: v.Clock,
 		Ops:    make(map[string]OpBytes, len(st.Ops)),
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
-		DirtyBytes: st.DirtyBytes, Inodes: st.Inodes,
+		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,

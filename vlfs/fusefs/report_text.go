@@ -41,7 +41,7 @@ func (r Report) textOps(w io.Writer) {
 		fmt.Fprintf(w, "  %s\t%d\t%s\n", k, r.Ops[k].Count, bytesText(r.Ops[k].Bytes))
 	}
 	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d)\n", r.Fsyncs, r.Commits, r.GroupedSyncs)
-	fmt.Fprintf(w, "dirty\t%s\tinodes %d\n", bytesText(r.DirtyBytes), r.Inodes)
+	fmt.Fprintf(w, "dirty\t%s\tinodes %d, blocks written through %d\n", bytesText(r.DirtyBytes), r.Inodes, r.WriteThroughBlocks)
 }
 
 func (r Report) textDevice(w io.Writer) {
