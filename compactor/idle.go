@@ -60,20 +60,21 @@ func (c *Compactor) Think(ms float64) (waitMs float64, err error) {
 // cost, and Think takes a few such steps in a row to mean that there is
 // nothing to do: a whole idle interval was lost that way (docs/compactor.md,
 // "Commit every 32 moves, relist stale sources, ..."). An unchanged list
-// keeps what was read.
+// keeps what was read. Pinned blocks do not matter here: the old copies
+// of the track's own deferred moves are pinned until their commit.
 func (c *Compactor) relist() error {
 	if c.src < 0 {
 		return nil
 	}
-	live, pinned, err := c.t.Live(c.src)
-	if err != nil && !errors.Is(err, ErrNotIndexed) {
+	live, _, err := c.t.Live(c.src)
+	switch {
+	case errors.Is(err, ErrNotIndexed):
+		c.src, c.pending = -1, nil // chosen again once indexed
+	case err != nil:
 		return fmt.Errorf("compactor: listing track %d: %w", c.src, err)
-	}
-	if err != nil || pinned > 0 || len(live) == 0 {
-		c.src, c.pending = -1, nil
-		return c.settleMoves()
-	}
-	if !slices.Equal(live, c.pending) {
+	case len(live) == 0:
+		return c.finishTrack() // nothing left to move: as at its last step
+	case !slices.Equal(live, c.pending):
 		c.pending, c.loaded = live, false
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -366,6 +367,38 @@ func TestThinkRelistsStaleSource(t *testing.T) {
 	}
 	if got := c.Stats().BlocksMoved - moved; got == 0 {
 		t.Fatalf("200 ms idle after the source track's blocks were rewritten: nothing moved (stats %+v)", c.Stats())
+	}
+	checkContents(t, d, ref)
+}
+
+// TestRelistKeepsDeferredSource: a source track half moved with deferred
+// (MoveLater) steps holds its old copies pinned until the commit; with no
+// foreground in between, relisting it keeps the track, its list and what
+// was read, and writes nothing. (Found in review: relist gave such tracks
+// up and committed at the start of every interval.)
+func TestRelistKeepsDeferredSource(t *testing.T) {
+	d, ref := fragmented(t, nil, 8<<20, 0.8, 4)
+	c, err := New(Logical(d), Config{Start: StartAlways, StepBlocks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; !(c.src >= 0 && c.loaded && c.unsettled > 0 && len(c.pending) >= 2); i++ {
+		if i == 1000 {
+			t.Fatal("no half-moved source track with deferred moves")
+		}
+		if _, err := c.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, pending, w0 := c.src, slices.Clone(c.pending), d.Volume().Stats().BlocksWritten
+	if err := c.relist(); err != nil {
+		t.Fatal(err)
+	}
+	if c.src != src || !c.loaded || !slices.Equal(c.pending, pending) {
+		t.Errorf("relist: track %d -> %d, loaded %v, %d blocks to move -> %d", src, c.src, c.loaded, len(pending), len(c.pending))
+	}
+	if w := d.Volume().Stats().BlocksWritten - w0; w != 0 {
+		t.Errorf("relist wrote %d blocks", w)
 	}
 	checkContents(t, d, ref)
 }

@@ -245,12 +245,12 @@ func (c *Compactor) move(bs []Block, o vld.HoleOpts, last bool) (int, error) {
 		c.unsettled += n
 		return n, err
 	}
-	c.unsettled = 0
 	n, err := c.t.Move(bs, o)
-	if err == nil {
-		err = c.countSettled()
+	if err != nil {
+		return n, err // the deferred moves stay pending
 	}
-	return n, err
+	c.unsettled = 0
+	return n, c.countSettled()
 }
 
 // settleStep commits the moves a Settler left pending, as a step.

@@ -177,12 +177,10 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 	if err := fs.checkSpaceLocked(fs.newDirtyCountLocked(in, first, last)); err != nil {
 		return err
 	}
+	// The buffered blocks first: buffering a partial block may read it,
+	// and a failed read must leave no written-through block linked past
+	// the end of the file.
 	ta, tb := fs.throughRange(in, off, end)
-	if ta < tb {
-		if err := fs.writeThroughLocked(in, ta, tb, data[ta*bs-off:tb*bs-off]); err != nil {
-			return err
-		}
-	}
 	for lbn := first; lbn <= last; lbn++ {
 		if lbn >= ta && lbn < tb {
 			continue
@@ -193,6 +191,11 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 			return err
 		}
 		copy(buf[lo-lbn*bs:], data[lo-off:hi-off])
+	}
+	if ta < tb {
+		if err := fs.writeThroughLocked(in, ta, tb, data[ta*bs-off:tb*bs-off]); err != nil {
+			return err
+		}
 	}
 	if end > in.d.Size {
 		in.d.Size = end

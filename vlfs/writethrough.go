@@ -63,5 +63,9 @@ func (fs *FS) writeThroughLocked(in *inode, a, b uint64, buf []byte) error {
 		}})
 	}
 	fs.stats.throughBlocks.Add(int64(len(ws)))
-	return fs.writeAllLocked(ws, false)
+	// Meta, as a write-out of buffered data: checkSpaceLocked has just
+	// counted these blocks, so the volume's reserve may not refuse them.
+	// A device error fails the volume, so no commit follows a half-done
+	// write-through.
+	return fs.writeAllLocked(ws, true)
 }

@@ -2,8 +2,12 @@ package vlfs
 
 import (
 	"bytes"
+	"errors"
 	"math/rand"
+	"sync/atomic"
 	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
 )
 
 // TestWriteThrough: with Options.WriteThroughBytes, the whole blocks of a
@@ -58,4 +62,54 @@ func TestWriteThrough(t *testing.T) {
 	im.remount()
 	check("after a remount")
 	im.check()
+}
+
+// failReadDev fails reads that cover byte failOff (-1: none).
+type failReadDev struct {
+	device.Device
+	failOff atomic.Int64
+}
+
+func (d *failReadDev) ReadAt(p []byte, off int64) (int, error) {
+	if f := d.failOff.Load(); f >= 0 && off <= f && f < off+int64(len(p)) {
+		return 0, device.ErrInjected
+	}
+	return d.Device.ReadAt(p, off)
+}
+
+// TestWriteThroughFailedHeadRead: an extending write whose partial first
+// block cannot be read fails without linking any block: no block past the
+// end of the file (Check's size finding after the next commit), and an
+// extension later reads zeros, not the failed write's bytes. (Found in
+// review: the whole blocks used to go through before the head block was
+// read.)
+func TestWriteThroughFailedHeadRead(t *testing.T) {
+	dev := &failReadDev{Device: newFormatted(t, 16<<20)}
+	dev.failOff.Store(-1)
+	im := mountImage(t, dev, Options{Logf: t.Logf, WriteThroughBytes: 64 << 10})
+	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	must(im.fs.Write(f.Ino, 0, bytes.Repeat([]byte{'a'}, 100))).ok(t)
+	must(0, im.fs.Fsync(f.Ino, false)).ok(t)
+	im.fs.lock()
+	a0 := im.fs.inodes[f.Ino].d.Direct[0]
+	bs := int64(im.fs.geo.bs)
+	im.fs.unlock()
+
+	dev.failOff.Store(int64(a0) * bs)
+	_, err := im.fs.Write(f.Ino, 50, bytes.Repeat([]byte{'X'}, 200<<10))
+	dev.failOff.Store(-1)
+	if !errors.Is(err, device.ErrInjected) {
+		t.Fatalf("write over an unreadable first block: %v, want the injected fault", err)
+	}
+	if a := must(im.fs.GetAttr(f.Ino)).ok(t); a.Size != 100 || a.Blocks != uint64(bs/512) {
+		t.Fatalf("after the failed write: size %d, %d sectors; want 100 and one block's", a.Size, a.Blocks)
+	}
+	must(0, im.fs.Fsync(f.Ino, false)).ok(t)
+	im.check()
+	must(im.fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: 8192})).ok(t)
+	buf := make([]byte, 8192)
+	n := must(im.fs.Read(f.Ino, 0, buf)).ok(t)
+	if i := bytes.IndexByte(buf[:n], 'X'); i >= 0 {
+		t.Errorf("after extending to 8192: byte %d reads %q, want zero", i, buf[i])
+	}
 }
