@@ -60,6 +60,7 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"Fallocate":             testFallocate,
 	"Statfs":                testStatfs,
 	"BlocksTrackUsage":      testBlocksTrackUsage,
+	"BlocksAfterRewrite":    testBlocksAfterRewrite,
 	"StickyBit":             testStickyBit,
 	"UnlinkWhileListing":    testUnlinkWhileListing,
 	"FtruncateOpenUnlinked": testFtruncateOpenUnlinked,

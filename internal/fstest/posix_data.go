@@ -146,3 +146,31 @@ func testBlocksTrackUsage(t *testing.T, dir string) {
 		t.Fatalf("8 MiB file takes %d blocks of 512 bytes", st.Blocks)
 	}
 }
+
+// testBlocksAfterRewrite truncates a file to nothing and writes it again to
+// the same size: after the fsync its block count is the full one again,
+// not the truncated one (a server that invalidates the kernel's cached
+// st_blocks only when the count differs from the one at its last
+// invalidation must count the truncate as a change).
+func testBlocksAfterRewrite(t *testing.T, dir string) {
+	p := filepath.Join(dir, "f")
+	f, err := os.Create(p)
+	mustDo(t, "create", err)
+	defer f.Close()
+	data := pattern(1<<20, 9)
+	var st unix.Stat_t
+	for round := range 2 {
+		_, err = f.WriteAt(data, 0)
+		mustDo(t, "write 1 MiB", err)
+		mustDo(t, "fsync", f.Sync())
+		mustDo(t, "fstat", unix.Fstat(int(f.Fd()), &st))
+		if st.Blocks < 1<<20/512 || st.Blocks > 2<<20/512 {
+			t.Fatalf("round %d: 1 MiB file takes %d blocks of 512 bytes", round, st.Blocks)
+		}
+		mustDo(t, "truncate", f.Truncate(0))
+		mustDo(t, "fstat", unix.Fstat(int(f.Fd()), &st))
+		if st.Blocks != 0 {
+			t.Fatalf("round %d: truncated file takes %d blocks", round, st.Blocks)
+		}
+	}
+}

@@ -102,6 +102,15 @@ func (t *stampTable) unchanged(a vlfs.Attr) bool {
 	return ok && st.size == a.Size && st.mtime.Equal(a.Mtime)
 }
 
+// forgetBlocks makes the next fsync of n invalidate the kernel's
+// attributes: a truncate's reply told the kernel a block count the record
+// does not know, which a rewrite to the old size would otherwise match.
+func (t *stampTable) forgetBlocks(n vlfs.Ino) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.blocks, n)
+}
+
 func (t *stampTable) drop(n vlfs.Ino) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

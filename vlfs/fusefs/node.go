@@ -72,6 +72,9 @@ func (s *Server) setattr(r *fuse.SetattrRequest) error {
 	if err != nil {
 		return err
 	}
+	if r.Valid.Size() {
+		s.stamps.forgetBlocks(a.Ino)
+	}
 	r.Respond(&fuse.SetattrResponse{Attr: s.attr(a)})
 	return nil
 }
