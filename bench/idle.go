@@ -113,16 +113,15 @@ func Idle(cfg IdleConfig) (*Report, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
+	// ccfg only reports the defaults: compactor.New fills them in itself,
+	// and a zero SettleBlocks there takes each target's own
+	// (compactor.SettleDefaulter).
 	ccfg, err := cfg.Compactor.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("idle: %w", err)
 	}
-	// A zero SettleBlocks stays zero: each target takes its own default
-	// (compactor.SettleDefaulter).
-	ccfg.SettleBlocks = cfg.Compactor.SettleBlocks
-	cfg.Compactor = ccfg
-	settle := any(ccfg.SettleBlocks)
-	if ccfg.SettleBlocks == 0 {
+	settle := any(cfg.Compactor.SettleBlocks)
+	if cfg.Compactor.SettleBlocks == 0 {
 		settle = "target default (vlfs 32, logical disk 1)"
 	}
 	points := len(cfg.Models) * len(cfg.BurstKB) * (1 + 2*len(cfg.IdleMs))

@@ -203,28 +203,47 @@ func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
 	slices.Sort(lbns)
 	out := make([]pendingWrite, 0, len(lbns))
 	for j, lbn := range lbns {
-		if err := fs.prepareLocked(in, lbn); err != nil {
-			return nil, err
-		}
 		buf := in.data[lbn]
 		if buf == nil {
 			buf = fs.zero
 		}
-		near, rep := fs.nearLocked(in, lbn)
-		follows := !rep && j > 0 && lbns[j-1] == lbn-1
-		if follows {
-			near = out[j-1].near // the previous block has no new address yet
+		var prev *pendingWrite
+		if j > 0 && lbns[j-1] == lbn-1 {
+			prev = &out[j-1]
 		}
-		out = append(out, pendingWrite{buf: buf, near: near, rep: rep, follows: follows, apply: func(a vld.Addr) error {
-			if err := fs.setPtrLocked(in, lbn, a); err != nil {
-				return err
-			}
+		w, err := fs.fileBlockWriteLocked(in, lbn, buf, prev, func(a vld.Addr) {
 			fs.forgetDirtyLocked(in, lbn, in.data[lbn])
 			fs.cm.recent.put(a, buf) // no longer the file's buffer: never changed again
-			return nil
-		}})
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
 	}
 	return out, nil
+}
+
+// fileBlockWriteLocked prepares the write of block lbn of in with contents
+// buf. prev is the write listed just before it when that is block lbn-1 of
+// the same file: a new block follows its hint, so the volume places them
+// as one chain (docs/ranges.md). Its apply points the file at the new
+// address, then runs after.
+func (fs *FS) fileBlockWriteLocked(in *inode, lbn uint64, buf []byte, prev *pendingWrite, after func(vld.Addr)) (pendingWrite, error) {
+	if err := fs.prepareLocked(in, lbn); err != nil {
+		return pendingWrite{}, err
+	}
+	near, rep := fs.nearLocked(in, lbn)
+	follows := !rep && prev != nil
+	if follows {
+		near = prev.near // the previous block has no new address yet
+	}
+	return pendingWrite{buf: buf, near: near, rep: rep, follows: follows, apply: func(a vld.Addr) error {
+		if err := fs.setPtrLocked(in, lbn, a); err != nil {
+			return err
+		}
+		after(a)
+		return nil
+	}}, nil
 }
 
 func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {

@@ -1,5 +1,7 @@
 package vlfs
 
+import "github.com/vlfs/vlfs/vld"
+
 // A large write of whole blocks goes straight to the volume instead of
 // into the dirty buffer (Options.WriteThroughBytes). Under a FUSE mount
 // with the writeback cache the kernel's page cache already holds the data
@@ -39,28 +41,26 @@ func (fs *FS) writeThroughLocked(in *inode, a, b uint64, buf []byte) error {
 	bs := uint64(fs.geo.bs)
 	ws := make([]pendingWrite, 0, b-a)
 	for lbn := a; lbn < b; lbn++ {
-		if err := fs.prepareLocked(in, lbn); err != nil {
-			return err
+		var prev *pendingWrite
+		if j := lbn - a; j > 0 {
+			prev = &ws[j-1]
 		}
-		old, err := fs.bmapLocked(in, lbn)
-		if err != nil {
-			return err
-		}
-		near, rep := fs.nearLocked(in, lbn)
-		j := lbn - a
-		follows := !rep && j > 0
-		if follows {
-			near = ws[j-1].near // the previous block has no new address yet
-		}
-		ws = append(ws, pendingWrite{buf: buf[j*bs : (j+1)*bs], near: near, rep: rep, follows: follows, apply: func(addr uint64) error {
+		var old vld.Addr
+		w, err := fs.fileBlockWriteLocked(in, lbn, buf[(lbn-a)*bs:(lbn-a+1)*bs], prev, func(addr vld.Addr) {
 			if old == 0 {
 				in.d.Blocks++
 			}
 			// buf is not ours to keep; an in-place volume may have
 			// rewritten a remembered address.
 			fs.cm.recent.drop(addr)
-			return fs.setPtrLocked(in, lbn, addr)
-		}})
+		})
+		if err != nil {
+			return err
+		}
+		if old, err = fs.bmapLocked(in, lbn); err != nil { // the path is prepared
+			return err
+		}
+		ws = append(ws, w)
 	}
 	fs.stats.throughBlocks.Add(int64(len(ws)))
 	// Meta, as a write-out of buffered data: checkSpaceLocked has just
