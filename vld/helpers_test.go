@@ -84,3 +84,15 @@ func openLogicalState(t *testing.T, crash *device.Crash, st device.State) *Logic
 	}
 	return r
 }
+
+// commitAndCheck commits piece 0 with the one-byte payload b and runs
+// Check with live as the client's blocks.
+func commitAndCheck(t testing.TB, v *Volume, live []Addr, b byte) {
+	t.Helper()
+	if err := v.Commit(map[uint32][]byte{0: {b}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(live); err != nil {
+		t.Fatal(err)
+	}
+}

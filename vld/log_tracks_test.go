@@ -242,12 +242,7 @@ func TestAvoidEmptyPrefersHoles(t *testing.T) {
 	if _, e := v.Space(nil); e >= empty0 {
 		t.Fatalf("%d empty tracks after 64 more blocks with avoid-empty off, %d before", e, empty0)
 	}
-	if err := v.Commit(map[uint32][]byte{0: {2}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Check(live); err != nil {
-		t.Fatal(err)
-	}
+	commitAndCheck(t, v, live, 2)
 }
 
 // TestAvoidEmptyFallsBack: with SetAvoidEmpty on and no hole left outside
@@ -272,10 +267,5 @@ func TestAvoidEmptyFallsBack(t *testing.T) {
 	if _, e := v.Space(nil); e >= empty0 {
 		t.Fatalf("%d empty tracks after 512 blocks, %d before: nothing fell back to them", e, empty0)
 	}
-	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Check(live); err != nil {
-		t.Fatal(err)
-	}
+	commitAndCheck(t, v, live, 1)
 }

@@ -50,12 +50,7 @@ func TestSpaceAgreesWithFreeBlocks(t *testing.T) {
 	if _, err := v.UsedOnTrack(v.NumTracks()); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("track out of range: %v", err)
 	}
-	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Check(addrs); err != nil {
-		t.Fatal(err)
-	}
+	commitAndCheck(t, v, addrs, 1)
 }
 
 // TestReadRunIsOneRequest: right after the write the head has passed the
@@ -89,12 +84,7 @@ func TestReadRunIsOneRequest(t *testing.T) {
 	if err := v.ReadRun(Addr(v.NumBlocks()-1), bufs); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("run past the end: %v", err)
 	}
-	if err := v.Commit(map[uint32][]byte{0: {1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Check(addrs); err != nil {
-		t.Fatal(err)
-	}
+	commitAndCheck(t, v, addrs, 1)
 }
 
 // TestReadRunStartsWhereTheHeadLands: a read of a whole track's worth of
@@ -220,10 +210,5 @@ func TestPlugHolesOnlyFillsHoles(t *testing.T) {
 	if v.FreeBlocks() != free {
 		t.Fatalf("a failed hole-plugging write used space: %d -> %d free", free, v.FreeBlocks())
 	}
-	if err := v.Commit(map[uint32][]byte{0: {2}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Check(live); err != nil {
-		t.Fatal(err)
-	}
+	commitAndCheck(t, v, live, 2)
 }
