@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vlfs"
 )
 
 func TestParseFio(t *testing.T) {
@@ -144,4 +146,29 @@ func TestPeersRun(t *testing.T) {
 	var b strings.Builder
 	rep.WriteTable(&b)
 	t.Log("\n" + b.String())
+}
+
+// TestCostsWall: the wall-clock medians come from the samples between the
+// two snapshots only.
+func TestCostsWall(t *testing.T) {
+	var fsync, flush wallhist.Hist
+	for range 100 {
+		fsync.Record(time.Millisecond)
+	}
+	a := &serverSnapshot{wall: vlfs.WallStats{Fsync: fsync.Snapshot()}, flushWall: flush.Snapshot()}
+	for range 10 {
+		fsync.Record(200 * time.Microsecond)
+		flush.Record(130 * time.Microsecond)
+	}
+	b := &serverSnapshot{fsyncs: 10, flushes: 10, wall: vlfs.WallStats{Fsync: fsync.Snapshot()}, flushWall: flush.Snapshot()}
+	c := a.costs(b, 10)
+	for key, want := range map[string]float64{"fsync_wall_us_p50": 200, "flush_wall_us_p50": 130} {
+		got, ok := c[key].(float64)
+		if !ok || got < want*15/16 || got > want*17/16 {
+			t.Errorf("%s = %v, want %v within 1/16", key, c[key], want)
+		}
+	}
+	if _, ok := c["plan_wall_us_p50"]; ok {
+		t.Errorf("plan_wall_us_p50 reported with no commit timed: %v", c)
+	}
 }

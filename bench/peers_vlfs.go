@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
@@ -88,8 +89,10 @@ func (t *vlfsTarget) dropCaches() error { return dropFile(t.img) }
 
 func (t *vlfsTarget) counters() *serverSnapshot {
 	r := t.srv.Report()
+	st := t.fs.Stats()
 	return &serverSnapshot{fuse: r.FUSERequests, flushes: r.Device.Flushes, fsyncs: r.Fsyncs,
-		devWrites: r.Device.Writes, simMs: r.Sim.TotalMs, headModel: r.HeadModel}
+		devWrites: r.Device.Writes, simMs: r.Sim.TotalMs, headModel: r.HeadModel,
+		wall: st.Wall, flushWall: st.Vol.FlushWall}
 }
 
 // stop unmounts, waits for the server, closes the file system and checks
@@ -124,6 +127,8 @@ type serverSnapshot struct {
 	fuse, flushes, fsyncs, devWrites int64
 	simMs                            float64
 	headModel                        string // what eager placement writes by, as the volume says
+	wall                             vlfs.WallStats
+	flushWall                        wallhist.Snapshot
 }
 
 // costs are the server's work per workload operation between two
@@ -143,6 +148,21 @@ func (a *serverSnapshot) costs(b *serverSnapshot, ops int64) map[string]any {
 	}
 	if n := b.fsyncs - a.fsyncs; n > 0 {
 		m["flushes_per_fsync"] = float64(b.flushes-a.flushes) / float64(n)
+	}
+	// Where fsyncs spent wall-clock time in the server: medians of the
+	// fsync calls and of the commits' parts (the flush is in the volume's).
+	for _, w := range []struct {
+		key  string
+		a, b wallhist.Snapshot
+	}{
+		{"fsync_wall_us_p50", a.wall.Fsync, b.wall.Fsync},
+		{"plan_wall_us_p50", a.wall.CommitPlan, b.wall.CommitPlan},
+		{"volume_wall_us_p50", a.wall.CommitVolume, b.wall.CommitVolume},
+		{"flush_wall_us_p50", a.flushWall, b.flushWall},
+	} {
+		if d := w.b.Sub(w.a); d.Count() > 0 {
+			m[w.key] = float64(d.Quantile(0.5)) / 1e3
+		}
 	}
 	return m
 }

@@ -1,6 +1,7 @@
 package vld
 
 import (
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
 )
@@ -122,4 +123,7 @@ type Stats struct {
 	BatchBlocks               int    // write batch size in force, blocks; 0 = FIFO
 	Placement                 string // eager, inplace, lfs or range (place_policy.go)
 	HeadModel                 string // what eager placement writes by (head.go)
+	// Wall-clock time of each device write request and each flush
+	// (fdatasync of an image file), as histograms.
+	WriteWall, FlushWall wallhist.Snapshot
 }

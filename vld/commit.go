@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -275,7 +276,7 @@ func (v *Volume) flushLocked() error {
 	if err := v.drainLocked(); err != nil {
 		return err
 	}
-	if err := v.dev.Flush(); err != nil {
+	if err := v.timedFlush(); err != nil {
 		v.failed = fmt.Errorf("vld: device flush failed, volume stopped: %w", err)
 		return v.failed
 	}
@@ -290,7 +291,7 @@ func (v *Volume) flushUnlocked() error {
 		return err
 	}
 	v.mu.Unlock()
-	err := v.dev.Flush()
+	err := v.timedFlush()
 	v.mu.Lock()
 	if err != nil {
 		v.failed = fmt.Errorf("vld: device flush failed, volume stopped: %w", err)
@@ -298,4 +299,12 @@ func (v *Volume) flushUnlocked() error {
 	}
 	v.stats.Flushes++
 	return nil
+}
+
+// timedFlush flushes the device and records how long it took (wall).
+func (v *Volume) timedFlush() error {
+	start := time.Now()
+	err := v.dev.Flush()
+	v.wall.flush.Since(start)
+	return err
 }

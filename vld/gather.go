@@ -2,6 +2,7 @@ package vld
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
 )
@@ -209,7 +210,10 @@ func (v *Volume) drainLocked() error {
 	}
 	r := run{start: g.start, n: g.n}
 	g.n = 0
-	if _, err := device.WriteVec(v.dev, g.vec, r.start*int64(v.bs)); err != nil {
+	start := time.Now()
+	_, err := device.WriteVec(v.dev, g.vec, r.start*int64(v.bs))
+	v.wall.write.Since(start)
+	if err != nil {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
 		return v.failed
 	}

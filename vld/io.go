@@ -2,6 +2,7 @@ package vld
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/ondisk"
@@ -135,7 +136,10 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 	if held, err := v.holdLocked(r, blocks); held || err != nil {
 		return err
 	}
-	if _, err := device.WriteRun(v.dev, blocks, r.start*int64(v.bs)); err != nil {
+	start := time.Now()
+	_, err := device.WriteRun(v.dev, blocks, r.start*int64(v.bs))
+	v.wall.write.Since(start)
+	if err != nil {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
 		return v.failed
 	}

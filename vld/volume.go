@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"sync"
 
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
@@ -43,6 +44,7 @@ type Volume struct {
 	pending  map[Addr]bool   // freed since the last commit snapshot
 	reserve  int64
 	stats    Stats
+	wall     struct{ write, flush wallhist.Hist } // atomics: recorded and read without mu
 	recovery RecoveryInfo
 	buf      []byte      // one block, for metadata I/O under mu
 	gather   gatherState // writes held back for the next commit (gather.go)
@@ -128,6 +130,7 @@ func (v *Volume) Stats() Stats {
 	s.Placement = v.place.policy.String()
 	s.HeadModel = v.HeadModel()
 	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch
+	s.WriteWall, s.FlushWall = v.wall.write.Snapshot(), v.wall.flush.Snapshot()
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
@@ -169,4 +170,15 @@ type Stats struct {
 	Utilization        float64          // fraction of client blocks in use
 	Vol                vld.Stats        // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
 	Compactor          *compactor.Stats // the background compactor's counters; nil when it is off
+	Wall               WallStats        // wall-clock latencies of fsyncs and commits
+}
+
+// WallStats are wall-clock latencies, as histograms (internal/wallhist).
+// With Vol.FlushWall they say where an fsync's time goes: a commit is its
+// plan (under FS.mu) and its volume part, which ends with the flush.
+type WallStats struct {
+	Fsync        wallhist.Snapshot // Fsync and Sync calls, a group commit's wait included
+	Commit       wallhist.Snapshot // one commit, whole
+	CommitPlan   wallhist.Snapshot // writing out data and indirect blocks, encoding inode blocks (FS.mu held)
+	CommitVolume wallhist.Snapshot // the volume's part: inode blocks, log entries, device flush
 }

@@ -59,6 +59,7 @@ func (fs *FS) syncAll() error {
 func (fs *FS) commit() error {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
+	start := time.Now()
 	fs.lock()
 	if err := fs.commitStartLocked(); err != nil {
 		fs.unlock()
@@ -91,9 +92,13 @@ func (fs *FS) commit() error {
 	fs.unlock()
 
 	fs.stats.commits.Add(1)
+	planned := time.Now()
+	fs.stats.wall.plan.Record(planned.Sub(start))
 	addrs, err := fs.landCommit(p)
+	fs.stats.wall.volume.Since(planned)
 	fs.lock()
 	defer fs.unlock()
+	defer fs.stats.wall.commit.Since(start)
 	fs.committing = false
 	if err != nil {
 		fs.imap.redirty(p.pieces)
@@ -144,6 +149,7 @@ func (fs *FS) markDirtySinceLocked() {
 // file system (a commit is a snapshot of everything).
 func (fs *FS) Fsync(ino Ino, datasync bool) error {
 	defer fs.stats.count(opFsync, 0)
+	defer fs.stats.wall.fsync.Since(time.Now())
 	fs.lock()
 	_, err := fs.getLocked(ino)
 	fs.unlock()
@@ -156,6 +162,7 @@ func (fs *FS) Fsync(ino Ino, datasync bool) error {
 // Sync makes the whole file system durable.
 func (fs *FS) Sync() error {
 	defer fs.stats.count(opSync, 0)
+	defer fs.stats.wall.fsync.Since(time.Now())
 	return fs.syncAll()
 }
 

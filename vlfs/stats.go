@@ -3,6 +3,8 @@ package vlfs
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/vlfs/vlfs/internal/wallhist"
 )
 
 // opKind names the operations counted in Stats.Ops.
@@ -50,6 +52,8 @@ type counters struct {
 	grouped atomic.Int64
 	// throughBlocks: data blocks written through, unbuffered (writethrough.go)
 	throughBlocks atomic.Int64
+	// wall-clock latencies (WallStats)
+	wall struct{ fsync, commit, plan, volume wallhist.Hist }
 
 	// For the compactor's idle detection (compactor.Foreground).
 	arrived atomic.Uint64 // operations arrived
@@ -96,6 +100,9 @@ func (fs *FS) Stats() Stats {
 	fs.mu.Unlock()
 	s.Vol = fs.vol.Stats()
 	s.Compactor = fs.compactorStats()
+	w := &fs.stats.wall
+	s.Wall = WallStats{Fsync: w.fsync.Snapshot(), Commit: w.commit.Snapshot(),
+		CommitPlan: w.plan.Snapshot(), CommitVolume: w.volume.Snapshot()}
 	if s.Vol.TotalBlocks > 0 {
 		s.Utilization = 1 - float64(s.Vol.FreeBlocks)/float64(s.Vol.TotalBlocks)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs"
 )
@@ -47,6 +48,8 @@ type Report struct {
 
 	Compactor *CompactorReport `json:"compactor,omitempty"` // nil: off (report_compactor.go)
 
+	Wall WallLatency `json:"wall_latency"` // where fsyncs spend wall-clock time
+
 	FUSE         map[string]OpCount `json:"fuse,omitempty"` // requests by opcode
 	FUSERequests int64              `json:"fuse_requests"`
 	Readers      int                `json:"fuse_readers,omitempty"`
@@ -67,6 +70,27 @@ type DeviceCounts struct {
 	BlocksRead    int64 `json:"blocks_read"`
 	BlocksWritten int64 `json:"blocks_written"`
 	Flushes       int64 `json:"flushes"`
+}
+
+// WallLatency is wall-clock time, as count, mean and quantiles in µs, of
+// fsync calls and of the parts of a commit: its plan (under the file
+// system's lock), its volume part, and within that the device flush
+// (fdatasync of the image). Device writes are each write request.
+type WallLatency struct {
+	Fsync        wallhist.Summary `json:"fsync"`
+	Commit       wallhist.Summary `json:"commit"`
+	CommitPlan   wallhist.Summary `json:"commit_plan"`
+	CommitVolume wallhist.Summary `json:"commit_volume"`
+	DeviceWrite  wallhist.Summary `json:"device_write"`
+	DeviceFlush  wallhist.Summary `json:"device_flush"`
+}
+
+func wallLatency(st vlfs.Stats) WallLatency {
+	return WallLatency{
+		Fsync: st.Wall.Fsync.Summary(), Commit: st.Wall.Commit.Summary(),
+		CommitPlan: st.Wall.CommitPlan.Summary(), CommitVolume: st.Wall.CommitVolume.Summary(),
+		DeviceWrite: st.Vol.WriteWall.Summary(), DeviceFlush: st.Vol.FlushWall.Summary(),
+	}
 }
 
 // SimTime is simulated service time split as in the virtual-log paper's
@@ -99,6 +123,7 @@ func ReportOf(st vlfs.Stats) Report {
 		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
 		Placement: v.Placement, HeadModel: v.HeadModel,
 		Compactor: compactorReport(st.Compactor),
+		Wall:      wallLatency(st),
 	}
 	for k, o := range st.Ops {
 		r.Ops[k] = OpBytes{o.Count, o.Bytes}

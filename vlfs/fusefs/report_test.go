@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs"
 )
@@ -19,7 +21,13 @@ func TestReportOf(t *testing.T) {
 			Sim:      vld.Breakdown{OverheadMs: 1, TransferMs: 2, LocateMs: 3, OtherMs: 4},
 			Clock:    "simulated", TotalBlocks: 100, FreeBlocks: 75},
 	}
+	var flush wallhist.Hist
+	flush.Record(130 * time.Microsecond)
+	st.Vol.FlushWall = flush.Snapshot()
 	r := ReportOf(st)
+	if r.Wall.DeviceFlush.Count != 1 || r.Wall.Commit.Count != 0 {
+		t.Fatalf("wall latency %+v", r.Wall)
+	}
 	if r.MeanWriteMs != 1 || r.Sim.TotalMs != 10 || r.Ops["write"].Bytes != 12288 || r.Device.Flushes != 1 || r.Source != "image" {
 		t.Fatalf("report %+v", r)
 	}
@@ -27,7 +35,7 @@ func TestReportOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"mean_write_sim_ms":1`, `"locate_ms":3`, `"checkpoints":5`, `"log_length":6`, `"fsyncs":2`, `"utilization":0.25`} {
+	for _, key := range []string{`"mean_write_sim_ms":1`, `"locate_ms":3`, `"checkpoints":5`, `"log_length":6`, `"fsyncs":2`, `"utilization":0.25`, `"device_flush":{"count":1`} {
 		if !bytes.Contains(b, []byte(key)) {
 			t.Errorf("JSON lacks %s: %s", key, b)
 		}
@@ -36,7 +44,7 @@ func TestReportOf(t *testing.T) {
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"write", "12.0 KiB", "utilisation", "25.0%", "checkpoints", "simulated"} {
+	for _, want := range []string{"write", "12.0 KiB", "utilisation", "25.0%", "checkpoints", "simulated", "device flush"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}

@@ -5,11 +5,13 @@ import (
 	"io"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/vlfs/vlfs/internal/wallhist"
 )
 
 // WriteText prints the report for people, one aligned table per section.
 func (r Report) WriteText(w io.Writer) error {
-	sections := []func(io.Writer){r.textHeader, r.textOps, r.textDevice, r.textSim, r.textSpace, r.textCompactor, r.textFUSE}
+	sections := []func(io.Writer){r.textHeader, r.textOps, r.textDevice, r.textSim, r.textSpace, r.textCompactor, r.textWall, r.textFUSE}
 	for i, section := range sections {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -82,10 +84,27 @@ func (r Report) textFUSE(w io.Writer) {
 	if r.ReadaheadKB > 0 {
 		ra = fmt.Sprintf(", read-ahead %d KiB", r.ReadaheadKB)
 	}
-	fmt.Fprintf(w, "FUSE request\tcount\terrors\tmean wall µs\t(total %d, %d readers%s)\n", r.FUSERequests, r.Readers, ra)
+	fmt.Fprintf(w, "FUSE request\tcount\terrors\twall µs: mean\tp50\tp99\t(total %d, %d readers%s)\n", r.FUSERequests, r.Readers, ra)
 	for _, k := range sortedKeys(r.FUSE) {
 		c := r.FUSE[k]
-		fmt.Fprintf(w, "  %s\t%d\t%d\t%.1f\n", k, c.Count, c.Errors, c.WallUsMean)
+		fmt.Fprintf(w, "  %s\t%d\t%d\t%.1f\t%.1f\t%.1f\n", k, c.Count, c.Errors, c.WallUsMean, c.WallUsP50, c.WallUsP99)
+	}
+}
+
+// textWall prints where fsyncs spend wall-clock time (nothing before the
+// first fsync or commit).
+func (r Report) textWall(w io.Writer) {
+	l := r.Wall
+	fmt.Fprintf(w, "wall µs\tcount\tmean\tp50\tp90\tp99\n")
+	for _, row := range []struct {
+		name string
+		s    wallhist.Summary
+	}{
+		{"  fsync call", l.Fsync}, {"  commit", l.Commit}, {"    plan (FS lock)", l.CommitPlan},
+		{"    volume part", l.CommitVolume}, {"  device write", l.DeviceWrite}, {"  device flush", l.DeviceFlush},
+	} {
+		s := row.s
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", row.name, s.Count, s.MeanUs, s.P50Us, s.P90Us, s.P99Us)
 	}
 }
 
