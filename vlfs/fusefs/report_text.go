@@ -91,20 +91,31 @@ func (r Report) textFUSE(w io.Writer) {
 	}
 }
 
-// textWall prints where fsyncs spend wall-clock time (nothing before the
-// first fsync or commit).
+// textWall prints where fsyncs spend wall-clock time: the rows that have
+// samples, or one line saying there are none yet.
 func (r Report) textWall(w io.Writer) {
 	l := r.Wall
-	fmt.Fprintf(w, "wall µs\tcount\tmean\tp50\tp90\tp99\n")
-	for _, row := range []struct {
+	rows := []struct {
 		name string
 		s    wallhist.Summary
 	}{
 		{"  fsync call", l.Fsync}, {"  commit", l.Commit}, {"    plan (FS lock)", l.CommitPlan},
 		{"    volume part", l.CommitVolume}, {"  device write", l.DeviceWrite}, {"  device flush", l.DeviceFlush},
-	} {
+	}
+	header := false
+	for _, row := range rows {
 		s := row.s
+		if s.Count == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "wall µs\tcount\tmean\tp50\tp90\tp99\n")
+			header = true
+		}
 		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", row.name, s.Count, s.MeanUs, s.P50Us, s.P90Us, s.P99Us)
+	}
+	if !header {
+		fmt.Fprintf(w, "wall µs\tnone yet (no fsync, commit or device write timed)\n")
 	}
 }
 
