@@ -65,7 +65,19 @@ func (s *Server) serve(req fuse.Request) {
 	} else if s.opt.Debug != nil {
 		s.opt.Debug(fmt.Sprintf("-> [ID=%v] ok %v", req.Hdr().ID, time.Since(start)))
 	}
-	s.ops.answered(op, err != nil, time.Since(start))
+	s.ops.answered(op, err != nil, served(req, start))
+}
+
+// served is the server's time on a request: from its arrival to the moment
+// its answer began to be written. Writing the answer can wake the caller,
+// which may run on this CPU before the write returns, so the time after it
+// would count the caller's work; a request never answered (FORGET) counts
+// until now.
+func served(req fuse.Request, start time.Time) time.Duration {
+	if t := req.Hdr().Answering(); !t.IsZero() {
+		return t.Sub(start)
+	}
+	return time.Since(start)
 }
 
 // safely runs the handler under recover. Handlers answer successes

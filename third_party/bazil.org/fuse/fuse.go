@@ -283,7 +283,15 @@ type Header struct {
 
 	// for returning to reqPool
 	msg *message
+
+	// answering is when the answer began to be written (vlfs patch): the
+	// write can wake the caller, which may run before the write returns.
+	answering time.Time
 }
+
+// Answering returns when the answer to the request began to be written to
+// the kernel, or the zero time if it has not been (vlfs patch).
+func (h *Header) Answering() time.Time { return h.answering }
 
 func (h *Header) String() string {
 	return fmt.Sprintf("ID=%v Node=%v Uid=%d Gid=%d Pid=%d", h.ID, h.Node, h.Uid, h.Gid, h.Pid)
@@ -300,6 +308,7 @@ func (h *Header) noResponse() {
 func (h *Header) respond(msg []byte) {
 	out := (*outHeader)(unsafe.Pointer(&msg[0]))
 	out.Unique = uint64(h.ID)
+	h.answering = time.Now()
 	h.Conn.respond(msg)
 	putMessage(h.msg)
 }
