@@ -94,5 +94,49 @@ func targetNotes(rows []map[string]any) []string {
 		}
 		notes = append(notes, fmt.Sprintf("target (issue %s) %s: measured %.2fx (%s)", g.issue, g.what, v, verdict))
 	}
+	if n := fsyncSplitNote(rows); n != "" {
+		notes = append(notes, n)
+	}
 	return notes
+}
+
+// fsyncSplitNote puts the write+fsync target beside what bounds it: the
+// pass-through loopback's ratio in the same run (its fsync is one host
+// fsync and nothing more), and where vlfs's server spent the time.
+func fsyncSplitNote(rows []map[string]any) string {
+	var lb, v map[string]any
+	for _, r := range rows {
+		if r["workload"] != "fio-randwrite-fsync" {
+			continue
+		}
+		switch r["target"] {
+		case PeerLoopback:
+			lb = r
+		case PeerVLFS:
+			v = r
+		}
+	}
+	if v == nil {
+		return ""
+	}
+	num := func(r map[string]any, k string) (float64, bool) {
+		x, ok := r[k].(float64)
+		return x, ok
+	}
+	note := "write+fsync (wall):"
+	if x, ok := num(lb, "p50_x_fuse2fs"); ok {
+		note += fmt.Sprintf(" the pass-through loopback's p50 is %.2fx fuse2fs's;", x)
+	}
+	fsync, ok1 := num(v, "fsync_wall_us_p50")
+	plan, ok2 := num(v, "plan_wall_us_p50")
+	vol, ok3 := num(v, "volume_wall_us_p50")
+	flush, ok4 := num(v, "flush_wall_us_p50")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		if lb == nil {
+			return ""
+		}
+		return note
+	}
+	return note + fmt.Sprintf(" in vlfs's server, medians: fsync %.0f us, commit plan %.0f us, volume part %.0f us, device flush (fdatasync) %.0f us",
+		fsync, plan, vol, flush)
 }

@@ -81,25 +81,30 @@ func TestRatiosAndGoals(t *testing.T) {
 	rep := &Report{Rows: []map[string]any{
 		row(PeerFuse2fs, "fio-randwrite-fsync", 100, 1.0),
 		row(PeerVLFS, "fio-randwrite-fsync", 400, 0.5),
+		row(PeerLoopback, "fio-randwrite-fsync", 200, 0.75),
 		row(PeerFuse2fs, "meta-create", 1000, 0.1),
 		row(PeerVLFS, "meta-create", 1500, 0.05),
 		row(PeerLoopback, "varmail", 0, 0), // a zero peer gives no ratio
 		row(PeerVLFS, "varmail", 10, 1),
 	}}
-	addRatios(rep)
 	v := rep.Rows[1]
+	for k, x := range map[string]float64{"fsync_wall_us_p50": 188, "plan_wall_us_p50": 16, "volume_wall_us_p50": 172, "flush_wall_us_p50": 139} {
+		v[k] = x
+	}
+	addRatios(rep)
 	if v["ops_x_fuse2fs"] != 4.0 || v["p50_x_fuse2fs"] != 0.5 {
 		t.Errorf("vlfs ratios: %v", v)
 	}
 	if _, ok := v["ops_x_vlfs"]; ok {
 		t.Errorf("a row has a ratio to itself: %v", v)
 	}
-	if _, ok := rep.Rows[5]["ops_x_loopback"]; ok {
-		t.Errorf("ratio to a zero peer: %v", rep.Rows[5])
+	if _, ok := rep.Rows[6]["ops_x_loopback"]; ok {
+		t.Errorf("ratio to a zero peer: %v", rep.Rows[6])
 	}
 	notes := strings.Join(targetNotes(rep.Rows), "\n")
 	for _, want := range []string{
 		"write+fsync p50 at most 0.7x fuse2fs: measured 0.50x (MET)",
+		"write+fsync (wall): the pass-through loopback's p50 is 0.75x fuse2fs's; in vlfs's server, medians: fsync 188 us, commit plan 16 us, volume part 172 us, device flush (fdatasync) 139 us",
 		"creates at least 2x fuse2fs's rate: measured 1.50x (MISSED)",
 		"varmail ops/s at least 2x loopback: not measured",
 	} {
