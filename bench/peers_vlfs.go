@@ -133,7 +133,8 @@ type serverSnapshot struct {
 
 // costs are the server's work per workload operation between two
 // snapshots: FUSE requests, device flushes, device writes, simulated disk
-// ms; and device flushes per fsync.
+// ms; device flushes per fsync; and the medians of the server's wall-clock
+// histograms over the workload (bucket midpoints, within 1/16).
 func (a *serverSnapshot) costs(b *serverSnapshot, ops int64) map[string]any {
 	if a == nil || b == nil || ops <= 0 {
 		return nil

@@ -174,11 +174,20 @@ type Stats struct {
 }
 
 // WallStats are wall-clock latencies, as histograms (internal/wallhist).
-// With Vol.FlushWall they say where an fsync's time goes: a commit is its
-// plan (under FS.mu) and its volume part, which ends with the flush.
+// With Vol.FlushWall they say where an fsync's time goes. Commits are all
+// of them, the background flusher's, the compactor's and unmount's too; a
+// commit that fails before its volume part is not timed (nor counted).
 type WallStats struct {
-	Fsync        wallhist.Snapshot // Fsync and Sync calls, a group commit's wait included
-	Commit       wallhist.Snapshot // one commit, whole
-	CommitPlan   wallhist.Snapshot // writing out data and indirect blocks, encoding inode blocks (FS.mu held)
-	CommitVolume wallhist.Snapshot // the volume's part: inode blocks, log entries, device flush
+	Fsync wallhist.Snapshot // Fsync and Sync calls, a group commit's wait included
+	// Commit runs from the commit's turn (commitMu taken) to recording
+	// where its blocks went: its plan, its volume part, then FS.mu again.
+	Commit wallhist.Snapshot
+	// CommitPlan: waiting for FS.mu, handing data, directory, xattr and
+	// indirect blocks to the volume, which holds them back to go out with
+	// the commit, and encoding inode blocks.
+	CommitPlan wallhist.Snapshot
+	// CommitVolume: writing the held-back blocks, the inode blocks and the
+	// log entries, the device flush, and a checkpoint when one is due (with
+	// the real-time clock, the simulated disk's sleeps too).
+	CommitVolume wallhist.Snapshot
 }

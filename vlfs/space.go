@@ -61,12 +61,11 @@ func (fs *FS) StatFS() (StatFS, error) {
 	fs.stats.count(opStatFS, 0)
 	fs.lock()
 	defer fs.unlock()
-	vs := fs.vol.Stats()
 	free := fs.vol.FreeBlocks() + int64(len(fs.pendingFree)) - fs.reserved
 	free = max(free, 0)
 	ffree := uint64(free) * fs.geo.ipb
 	return StatFS{
-		Blocks: uint64(vs.TotalBlocks), Bfree: uint64(free), Bavail: uint64(free),
+		Blocks: fs.vol.NumBlocks(), Bfree: uint64(free), Bavail: uint64(free),
 		Files: uint64(fs.imap.nused) + ffree, Ffree: ffree,
 		Bsize: uint32(fs.geo.bs), Namelen: MaxNameLen,
 	}, nil

@@ -4,8 +4,9 @@
 //
 // Buckets are log-linear: eight per power of two, so a bucket is at most
 // 1/8 of its lower bound wide and a quantile read from it (its midpoint) is
-// within about 6 % of the true sample. Durations below 8 ns have a bucket
-// each; anything from 2^41 ns (about 37 minutes) up shares the last one.
+// within 1/16 (about 6 %) of the true sample. Durations below 16 ns have a
+// bucket each; anything from 15*2^38 ns (about 69 minutes) up shares the
+// last one, where the bound no longer holds.
 //
 // It owns no locks: Record is a few atomic adds, and Snapshot reads the
 // counters one by one, so a snapshot taken while others record may be off
@@ -13,6 +14,7 @@
 package wallhist
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -21,7 +23,7 @@ import (
 const (
 	subBits  = 3 // 2^3 = 8 buckets per power of two
 	subCount = 1 << subBits
-	maxExp   = 41 // durations of 2^41 ns and more land in the last bucket
+	maxExp   = 41 // the last power of two with its own buckets: 2^41 to 2^42 ns
 	// NumBuckets is the number of buckets of a Hist.
 	NumBuckets = (maxExp-subBits+1)*subCount + subCount
 )
@@ -32,7 +34,7 @@ type Hist struct {
 	sum    atomic.Int64 // nanoseconds
 }
 
-// Record adds one duration. Negative durations (a clock step) count as 0.
+// Record adds one duration; a negative one counts as 0.
 func (h *Hist) Record(d time.Duration) {
 	if d < 0 {
 		d = 0
@@ -80,16 +82,18 @@ func (s Snapshot) Count() int64 {
 	return n
 }
 
-// Quantile returns the duration below which a fraction q (0 to 1) of the
-// samples lie, as the midpoint of the bucket that holds it; 0 when empty.
+// Quantile returns the q-quantile (q from 0 to 1) by the nearest-rank rule,
+// the smallest sample with at least a fraction q of the samples at or below
+// it, as the midpoint of the bucket that holds it; 0 when empty.
 func (s Snapshot) Quantile(q float64) time.Duration {
 	n := s.Count()
 	if n == 0 {
 		return 0
 	}
 	q = min(max(q, 0), 1)
-	// The rank of the sample wanted, 1-based: at least the first.
-	rank := max(int64(q*float64(n)+0.5), 1)
+	// Rank ceil(q*n), 1-based, at least the first. The epsilon keeps a
+	// product such as 0.07*100 = 7.000000000000001 at rank 7.
+	rank := max(int64(math.Ceil(q*float64(n)-1e-9)), 1)
 	var seen int64
 	for i, c := range s.Counts {
 		seen += c

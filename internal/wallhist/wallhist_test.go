@@ -54,6 +54,10 @@ func TestQuantileTable(t *testing.T) {
 		{"p100 is the most", []time.Duration{10 * time.Microsecond, 200 * time.Microsecond}, 1, 200 * time.Microsecond},
 		{"tiny durations exact", []time.Duration{3, 3, 5}, 0.5, 3},
 		{"negative counts as zero", []time.Duration{-time.Second}, 0.5, 0},
+		// 158 of 160 samples are 1 µs: 98.75 % is not 99 %, so p99 is a 1 ms one.
+		{"p99 of a small tail", append(slices.Repeat([]time.Duration{time.Microsecond}, 158), time.Millisecond, time.Millisecond), 0.99, time.Millisecond},
+		// 0.07*100 is 7.000000000000001 in floating point; rank 7 is still the last 1 µs one.
+		{"a product just above an integer", append(slices.Repeat([]time.Duration{time.Microsecond}, 7), slices.Repeat([]time.Duration{time.Millisecond}, 93)...), 0.07, time.Microsecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var h Hist
@@ -96,7 +100,12 @@ func TestQuantileAccuracy(t *testing.T) {
 	slices.Sort(all)
 	s := h.Snapshot()
 	for _, q := range []float64{0.01, 0.1, 0.5, 0.9, 0.99, 0.999} {
-		want := all[max(int(q*float64(len(all))+0.5), 1)-1]
+		// Nearest rank, counted: the first sample with a fraction q at or below it.
+		i := 0
+		for float64(i+1) < q*float64(len(all)) {
+			i++
+		}
+		want := all[i]
 		if got := s.Quantile(q); !near(got, want) {
 			t.Errorf("Quantile(%v) = %v, sorted samples say %v", q, got, want)
 		}

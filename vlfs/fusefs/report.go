@@ -73,9 +73,9 @@ type DeviceCounts struct {
 }
 
 // WallLatency is wall-clock time, as count, mean and quantiles in µs, of
-// fsync calls and of the parts of a commit: its plan (under the file
-// system's lock), its volume part, and within that the device flush
-// (fdatasync of the image). Device writes are each write request.
+// fsync calls, of commits and their two parts (vlfs.WallStats says what
+// each span holds), and of each device write request and each device flush
+// (fdatasync of the image), whatever issued them.
 type WallLatency struct {
 	Fsync        wallhist.Summary `json:"fsync"`
 	Commit       wallhist.Summary `json:"commit"`
