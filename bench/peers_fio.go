@@ -34,6 +34,7 @@ func runFioJobs(cfg PeersConfig, t peerTarget, dir string) ([]peerResult, error)
 	s := cfg.Sizes
 	jobs := []fioJob{
 		{"randwrite-fsync.fio", "fio-randwrite-fsync", s.SyncFileSize, s.SyncIOs, false},
+		{"append-fsync.fio", "fio-append-fsync", int64(s.SyncIOs) * 4096, 0, false},
 		{"append-fdatasync.fio", "fio-append-fdatasync", int64(s.SyncIOs) * 4096, 0, false},
 		{"seqwrite.fio", "fio-seqwrite", s.SeqBytes, 0, false},
 		{"seqread.fio", "fio-seqread", s.SeqBytes, 0, true},

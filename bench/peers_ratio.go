@@ -60,6 +60,7 @@ type peerGoal struct {
 func peerGoals() []peerGoal {
 	return []peerGoal{
 		{"3, 9", "fio-randwrite-fsync", "p50_x_fuse2fs", true, 0.7, "4 KiB write+fsync p50 at most 0.7x fuse2fs"},
+		{"3", "fio-append-fsync", "p50_x_fuse2fs", true, 0.7, "the same, read as appends (4 KiB appending write+fsync p50 at most 0.7x fuse2fs)"},
 		{"3", "meta-create", "ops_x_fuse2fs", false, 2, "creates at least 2x fuse2fs's rate"},
 		{"3, 9", "fio-seqwrite", "ops_x_loopback", false, 0.8, "sequential write at least 0.8x loopback"},
 		{"3, 9", "fio-seqread", "ops_x_loopback", false, 0.8, "sequential read at least 0.8x loopback"},
