@@ -61,6 +61,7 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"Statfs":                testStatfs,
 	"BlocksTrackUsage":      testBlocksTrackUsage,
 	"BlocksAfterRewrite":    testBlocksAfterRewrite,
+	"BlocksAfterAppends":    testBlocksAfterAppends,
 	"StickyBit":             testStickyBit,
 	"UnlinkWhileListing":    testUnlinkWhileListing,
 	"FtruncateOpenUnlinked": testFtruncateOpenUnlinked,

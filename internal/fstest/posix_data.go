@@ -2,9 +2,11 @@ package fstest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -172,5 +174,35 @@ func testBlocksAfterRewrite(t *testing.T, dir string) {
 		if st.Blocks != 0 {
 			t.Fatalf("round %d: truncated file takes %d blocks", round, st.Blocks)
 		}
+	}
+}
+
+// testBlocksAfterAppends appends 4 KiB and fsyncs, many times in quick
+// succession (a log writer), then expects st_blocks to show every block
+// within 700 ms. A server may space out the invalidations that refresh the
+// kernel's cached count, but must not leave it to the attribute timeout
+// (1 s here).
+func testBlocksAfterAppends(t *testing.T, dir string) {
+	f, err := os.Create(filepath.Join(dir, "log"))
+	mustDo(t, "create", err)
+	defer f.Close()
+	const n = 40
+	rec := pattern(4096, 10)
+	for i := range n {
+		_, err := f.Write(rec)
+		mustDo(t, "append", err)
+		mustDo(t, fmt.Sprintf("fsync %d", i), f.Sync())
+	}
+	var st unix.Stat_t
+	deadline := time.Now().Add(700 * time.Millisecond)
+	for {
+		mustDo(t, "fstat", unix.Fstat(int(f.Fd()), &st))
+		if st.Blocks >= n*4096/512 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d KiB appended and fsynced: st_blocks still %d 512-byte blocks after 700 ms", n*4, st.Blocks)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"syscall"
+	"time"
 
 	"bazil.org/fuse"
 )
@@ -120,13 +121,24 @@ func (s *Server) fallocate(r *fuse.FAllocateRequest) error {
 // refreshBlocks drops the kernel's cached attributes of a file whose block
 // count changed (writing out allocates blocks), so that st_blocks is fresh:
 // with the writeback cache the kernel would otherwise keep the old value
-// for AttrTimeout. An attribute-only invalidation takes no inode lock, so it
-// is safe while the fsync request is pending.
+// for AttrTimeout. An inode invalidated less than refreshWindow ago waits
+// for the window's end (blocks_refresh.go). An attribute-only invalidation
+// takes no inode lock, so it is safe while the fsync request is pending.
 func (s *Server) refreshBlocks(n fuse.NodeID) {
+	if s.refresh.wait(ino(n), time.Now()) {
+		return
+	}
+	s.invalidateBlocks(n)
+}
+
+// invalidateBlocks invalidates n's attributes if its block count changed
+// since its last invalidation.
+func (s *Server) invalidateBlocks(n fuse.NodeID) {
 	a, err := s.fs.GetAttr(ino(n))
 	if err != nil || !s.stamps.blocksChanged(a) {
 		return
 	}
 	_ = s.conn.InvalidateNode(n, -1, -1) // ENOENT: the kernel no longer caches it
 	s.stamps.invalidated(a)
+	s.refresh.done(a.Ino, time.Now())
 }

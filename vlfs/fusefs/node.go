@@ -50,6 +50,7 @@ func (s *Server) forgetNode(n fuse.NodeID, count uint64) {
 		return
 	}
 	s.stamps.drop(ino(n))
+	s.refresh.forget(ino(n))
 	s.ra.drop(ino(n))
 	s.fs.Forget(ino(n), count)
 }
@@ -74,6 +75,7 @@ func (s *Server) setattr(r *fuse.SetattrRequest) error {
 	}
 	if r.Valid.Size() {
 		s.stamps.forgetBlocks(a.Ino)
+		s.refresh.forget(a.Ino)
 	}
 	r.Respond(&fuse.SetattrResponse{Attr: s.attr(a)})
 	return nil

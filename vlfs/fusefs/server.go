@@ -29,6 +29,7 @@ type Server struct {
 	pool    pool
 	handles handleTable
 	stamps  stampTable
+	refresh blockRefresher
 	ra      imageReadahead
 	bufs    sync.Pool // *[]byte read buffers
 
@@ -86,6 +87,7 @@ func newServer(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
 	s.handles.init()
 	s.stamps.init()
+	s.refresh.init(s.refreshPending)
 	s.ra.open(o.Image, o.ImageReadahead)
 	s.bufs.New = func() any { b := make([]byte, maxIOSize); return &b }
 	return s
@@ -108,6 +110,7 @@ func (s *Server) Dir() string { return s.dir }
 func (s *Server) Wait() error {
 	s.pool.wait()
 	s.closeOnce.Do(func() {
+		s.refresh.close()
 		s.closeErr = s.conn.Close()
 		s.ra.close()
 	})
