@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -13,35 +14,43 @@ import (
 // next write two round trips: the kernel fetches the attributes again, and
 // since a refresh clears the inode's S_NOSEC flag it also asks for
 // security.capability. A writer appending 4 KiB and fsyncing in a loop
-// paid them on every write (4 FUSE requests per write+fsync instead of 2,
-// p50 0.27-0.29 ms against 0.21-0.26 ms without); now it pays them at most
-// once per window, and st_blocks is right at most a window after an fsync
-// (at once after the first fsync of a window).
+// paid them on every write (4 FUSE requests per write+fsync instead of 2;
+// fio's p50 0.266-0.280 ms, against 0.213-0.221 ms with the window); now
+// it pays them at most once per window. st_blocks is right at once after
+// the first fsync of a window, and at most a window after any other.
 const refreshWindow = 50 * time.Millisecond
+
+// stopper is a timer as the refresher uses it (time.Timer; tests fake it).
+type stopper interface{ Stop() bool }
 
 // blockRefresher spaces out the st_blocks invalidations of each inode (see
 // refreshWindow). An fsync that finds its inode invalidated less than a
 // window ago leaves it pending, and a timer invalidates the pending inodes
-// once their window has passed. Lock order: runMu, held by the timer's
-// work for its whole run (so that close can wait for it), before mu.
+// once their window has passed. Lock order: runMu (held by the timer's
+// work for its whole run, so that close can wait for it), then mu, then
+// stampTable.mu.
 type blockRefresher struct {
 	runMu   sync.Mutex
 	mu      sync.Mutex
-	last    map[vlfs.Ino]time.Time // when each inode was last invalidated
+	last    map[vlfs.Ino]time.Time // when each inode was last invalidated (entries older than a window may be dropped)
 	pending map[vlfs.Ino]bool      // inodes waiting for their window
-	timer   *time.Timer            // nil when nothing is pending
+	timer   stopper                // armed, or fired and not yet run; nil otherwise
+	fireAt  time.Time              // when timer fires
+	epoch   uint64                 // counts forgets: an invalidation that raced with one records nothing
 	closed  bool                   // the connection is ending: invalidate nothing more
 	run     func()                 // what the timer runs (Server.refreshPending)
+	after   func(time.Duration, func()) stopper
 }
 
 func (r *blockRefresher) init(run func()) {
 	r.last = make(map[vlfs.Ino]time.Time)
 	r.pending = make(map[vlfs.Ino]bool)
 	r.run = run
+	r.after = func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 }
 
 // wait says whether n's invalidation must wait, at now; if so n is left
-// pending and the timer armed.
+// pending and the timer armed for the end of its window.
 func (r *blockRefresher) wait(n vlfs.Ino, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -50,23 +59,38 @@ func (r *blockRefresher) wait(n vlfs.Ino, now time.Time) bool {
 	}
 	last, ok := r.last[n]
 	if !ok || now.Sub(last) >= refreshWindow {
+		delete(r.last, n) // as good as never invalidated
 		return false
 	}
 	r.pending[n] = true
-	r.armLocked(last.Add(refreshWindow).Sub(now))
+	r.armLocked(last.Add(refreshWindow), now)
 	return true
 }
 
-// done records that n was invalidated at now.
-func (r *blockRefresher) done(n vlfs.Ino, now time.Time) {
+// begin returns the epoch an invalidation starts in, for record.
+func (r *blockRefresher) begin() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.last[n] = now
-	delete(r.pending, n)
+	return r.epoch
+}
+
+// record notes, at now, that n was invalidated for st_blocks count a,
+// unless a forget (a FORGET or a size change) came since begin returned
+// epoch: recording then would bring back what the forget cleared. Skipping
+// costs at most one more invalidation.
+func (r *blockRefresher) record(t *stampTable, epoch uint64, a vlfs.Attr, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.epoch != epoch {
+		return
+	}
+	t.invalidated(a)
+	r.last[a.Ino] = now
+	delete(r.pending, a.Ino)
 }
 
 // due takes the pending inodes whose window has passed at now, and re-arms
-// the timer for the others.
+// the timer for the others. Only the timer's work calls it.
 func (r *blockRefresher) due(now time.Time) []vlfs.Ino {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -75,36 +99,44 @@ func (r *blockRefresher) due(now time.Time) []vlfs.Ino {
 		return nil
 	}
 	var out []vlfs.Ino
-	var next time.Duration
+	var next time.Time
 	for n := range r.pending {
-		left := r.last[n].Add(refreshWindow).Sub(now)
-		if left <= 0 {
+		end := r.last[n].Add(refreshWindow)
+		if !end.After(now) {
 			out = append(out, n)
 			delete(r.pending, n)
 			continue
 		}
-		if next == 0 || left < next {
-			next = left
+		if next.IsZero() || end.Before(next) {
+			next = end
 		}
 	}
-	if next > 0 {
-		r.armLocked(next)
+	if !next.IsZero() {
+		r.armLocked(next, now)
 	}
 	return out
 }
 
-func (r *blockRefresher) armLocked(d time.Duration) {
-	if r.timer == nil {
-		r.timer = time.AfterFunc(max(d, time.Millisecond), r.run)
+// armLocked makes the timer fire by at, moving it earlier if it is set
+// for later. A timer that cannot be stopped is already running its work,
+// whose due re-arms for what is left.
+func (r *blockRefresher) armLocked(at, now time.Time) {
+	if r.timer != nil {
+		if !at.Before(r.fireAt) || !r.timer.Stop() {
+			return
+		}
 	}
+	r.fireAt = at
+	r.timer = r.after(max(at.Sub(now), time.Millisecond), r.run)
 }
 
-// forget drops n's history: after a size change the next fsync must
-// invalidate at once (stampTable.forgetBlocks), and a forgotten inode
-// needs nothing.
+// forget drops n's history before a FORGET or a size change is recorded
+// (stampTable.drop, forgetBlocks): the next fsync must invalidate at once,
+// and an invalidation in flight must not record over the change.
 func (r *blockRefresher) forget(n vlfs.Ino) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.epoch++
 	delete(r.last, n)
 	delete(r.pending, n)
 }
@@ -126,10 +158,16 @@ func (r *blockRefresher) close() {
 }
 
 // refreshPending invalidates the inodes whose wait is over (the timer's
-// work).
+// work). It runs outside any request, so it recovers from a panic itself,
+// as safely does for requests: a bug here must not end the mount.
 func (s *Server) refreshPending() {
 	s.refresh.runMu.Lock()
 	defer s.refresh.runMu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			s.opt.Logf("fusefs: panic refreshing st_blocks: %v\n%s", v, debug.Stack())
+		}
+	}()
 	for _, n := range s.refresh.due(time.Now()) {
 		s.invalidateBlocks(fuse.NodeID(n))
 	}

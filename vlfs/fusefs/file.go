@@ -134,11 +134,13 @@ func (s *Server) refreshBlocks(n fuse.NodeID) {
 // invalidateBlocks invalidates n's attributes if its block count changed
 // since its last invalidation.
 func (s *Server) invalidateBlocks(n fuse.NodeID) {
+	epoch := s.refresh.begin()
 	a, err := s.fs.GetAttr(ino(n))
 	if err != nil || !s.stamps.blocksChanged(a) {
 		return
 	}
-	_ = s.conn.InvalidateNode(n, -1, -1) // ENOENT: the kernel no longer caches it
-	s.stamps.invalidated(a)
-	s.refresh.done(a.Ino, time.Now())
+	if err := s.conn.InvalidateNode(n, -1, -1); err != nil {
+		return // not cached (ENOENT), or the connection is gone: nothing to record
+	}
+	s.refresh.record(&s.stamps, epoch, a, time.Now())
 }

@@ -49,8 +49,8 @@ func (s *Server) forgetNode(n fuse.NodeID, count uint64) {
 	if s.isStatsNode(n) {
 		return
 	}
+	s.refresh.forget(ino(n)) // first: an invalidation in flight then records nothing
 	s.stamps.drop(ino(n))
-	s.refresh.forget(ino(n))
 	s.ra.drop(ino(n))
 	s.fs.Forget(ino(n), count)
 }
@@ -74,8 +74,8 @@ func (s *Server) setattr(r *fuse.SetattrRequest) error {
 		return err
 	}
 	if r.Valid.Size() {
+		s.refresh.forget(a.Ino) // first, as in forgetNode
 		s.stamps.forgetBlocks(a.Ino)
-		s.refresh.forget(a.Ino)
 	}
 	r.Respond(&fuse.SetattrResponse{Attr: s.attr(a)})
 	return nil
