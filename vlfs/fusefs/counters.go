@@ -76,8 +76,8 @@ type OpCount struct {
 }
 
 type counter struct {
-	count, errors, nanos atomic.Int64
-	wall                 wallhist.Hist
+	count, errors atomic.Int64
+	wall          wallhist.Hist // the answered requests' times (and their sum)
 }
 
 // counters are per-opcode request counters, updated without locks.
@@ -90,7 +90,6 @@ func (c *counters) arrived(op opcode) { c[op].count.Add(1) }
 // answered adds the request's outcome and time.
 func (c *counters) answered(op opcode, failed bool, d time.Duration) {
 	k := &c[op]
-	k.nanos.Add(int64(d))
 	k.wall.Record(d)
 	if failed {
 		k.errors.Add(1)
@@ -109,7 +108,7 @@ func (c *counters) snapshot() map[string]OpCount {
 		m[opcodeNames[i]] = OpCount{
 			Count:      n,
 			Errors:     c[i].errors.Load(),
-			WallUsMean: float64(c[i].nanos.Load()) / float64(n) / 1e3,
+			WallUsMean: float64(w.SumNs) / float64(n) / 1e3,
 			WallUsP50:  float64(w.Quantile(0.5)) / 1e3,
 			WallUsP99:  float64(w.Quantile(0.99)) / 1e3,
 		}
