@@ -50,33 +50,27 @@ func (r *blockRefresher) init(run func()) {
 }
 
 // wait says whether n's invalidation must wait, at now; if so n is left
-// pending and the timer armed for the end of its window.
-func (r *blockRefresher) wait(n vlfs.Ino, now time.Time) bool {
+// pending and the timer armed for the end of its window. If not, epoch is
+// the one the invalidation starts in, for record.
+func (r *blockRefresher) wait(n vlfs.Ino, now time.Time) (epoch uint64, wait bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return true // nothing is sent once the connection ends
+		return r.epoch, true // nothing is sent once the connection ends
 	}
 	last, ok := r.last[n]
 	if !ok || now.Sub(last) >= refreshWindow {
 		delete(r.last, n) // as good as never invalidated
-		return false
+		return r.epoch, false
 	}
 	r.pending[n] = true
 	r.armLocked(last.Add(refreshWindow), now)
-	return true
-}
-
-// begin returns the epoch an invalidation starts in, for record.
-func (r *blockRefresher) begin() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.epoch
+	return r.epoch, true
 }
 
 // record notes, at now, that n was invalidated for st_blocks count a,
-// unless a forget (a FORGET or a size change) came since begin returned
-// epoch: recording then would bring back what the forget cleared. Skipping
+// unless a forget (a FORGET or a size change) came since wait or due
+// returned epoch: recording then would bring back what the forget cleared. Skipping
 // costs at most one more invalidation.
 func (r *blockRefresher) record(t *stampTable, epoch uint64, a vlfs.Attr, now time.Time) {
 	r.mu.Lock()
@@ -89,14 +83,15 @@ func (r *blockRefresher) record(t *stampTable, epoch uint64, a vlfs.Attr, now ti
 	delete(r.pending, a.Ino)
 }
 
-// due takes the pending inodes whose window has passed at now, and re-arms
-// the timer for the others. Only the timer's work calls it.
-func (r *blockRefresher) due(now time.Time) []vlfs.Ino {
+// due takes the pending inodes whose window has passed at now, with the
+// epoch their invalidations start in, and re-arms the timer for the
+// others. Only the timer's work calls it.
+func (r *blockRefresher) due(now time.Time) ([]vlfs.Ino, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.timer = nil
 	if r.closed {
-		return nil
+		return nil, r.epoch
 	}
 	var out []vlfs.Ino
 	var next time.Time
@@ -114,7 +109,7 @@ func (r *blockRefresher) due(now time.Time) []vlfs.Ino {
 	if !next.IsZero() {
 		r.armLocked(next, now)
 	}
-	return out
+	return out, r.epoch
 }
 
 // armLocked makes the timer fire by at, moving it earlier if it is set
@@ -168,7 +163,8 @@ func (s *Server) refreshPending() {
 			s.opt.Logf("fusefs: panic refreshing st_blocks: %v\n%s", v, debug.Stack())
 		}
 	}()
-	for _, n := range s.refresh.due(time.Now()) {
-		s.invalidateBlocks(fuse.NodeID(n))
+	ns, epoch := s.refresh.due(time.Now())
+	for _, n := range ns {
+		s.invalidateBlocks(fuse.NodeID(n), epoch)
 	}
 }

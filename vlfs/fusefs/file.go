@@ -125,16 +125,16 @@ func (s *Server) fallocate(r *fuse.FAllocateRequest) error {
 // for the window's end (blocks_refresh.go). An attribute-only invalidation
 // takes no inode lock, so it is safe while the fsync request is pending.
 func (s *Server) refreshBlocks(n fuse.NodeID) {
-	if s.refresh.wait(ino(n), time.Now()) {
+	epoch, wait := s.refresh.wait(ino(n), time.Now())
+	if wait {
 		return
 	}
-	s.invalidateBlocks(n)
+	s.invalidateBlocks(n, epoch)
 }
 
 // invalidateBlocks invalidates n's attributes if its block count changed
-// since its last invalidation.
-func (s *Server) invalidateBlocks(n fuse.NodeID) {
-	epoch := s.refresh.begin()
+// since its last invalidation; epoch is blockRefresher's, from before.
+func (s *Server) invalidateBlocks(n fuse.NodeID, epoch uint64) {
 	a, err := s.fs.GetAttr(ino(n))
 	if err != nil || !s.stamps.blocksChanged(a) {
 		return
