@@ -88,10 +88,13 @@ func (t *vlfsTarget) dir() string       { return t.mnt }
 func (t *vlfsTarget) dropCaches() error { return dropFile(t.img) }
 
 func (t *vlfsTarget) counters() *serverSnapshot {
-	r := t.srv.Report()
 	st := t.fs.Stats()
-	return &serverSnapshot{fuse: r.FUSERequests, flushes: r.Device.Flushes, fsyncs: r.Fsyncs,
-		devWrites: r.Device.Writes, simMs: r.Sim.TotalMs, headModel: r.HeadModel,
+	var fuseReqs int64
+	for _, c := range t.srv.Counters() {
+		fuseReqs += c.Count
+	}
+	return &serverSnapshot{fuse: fuseReqs, flushes: st.Vol.Flushes, fsyncs: st.Fsyncs,
+		devWrites: st.Vol.Writes, simMs: st.Vol.Sim.Total(), headModel: st.Vol.HeadModel,
 		wall: st.Wall, flushWall: st.Vol.FlushWall}
 }
 
