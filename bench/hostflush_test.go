@@ -23,11 +23,11 @@ func TestHostFlushRows(t *testing.T) {
 		if row["pattern"] != pats[i].name || row["blocks"] != blocks || row["runs"] != runs {
 			t.Errorf("row %d: %v, want pattern %s, %d blocks in %d runs", i, row, pats[i].name, blocks, runs)
 		}
-		p10, p50, p90 := row["p10_us"].(float64), row["p50_us"].(float64), row["p90_us"].(float64)
+		p10, p50, p90 := row["p10_ms"].(float64), row["p50_ms"].(float64), row["p90_ms"].(float64)
 		if !(p10 > 0 && p10 <= p50 && p50 <= p90) {
 			t.Errorf("row %s: quantiles %v %v %v out of order", pats[i].name, p10, p50, p90)
 		}
-		if pats[i].name == "1" && (row["p50_x_one"] != 1.0 || row["p50_minus_one_us"] != 0.0) {
+		if pats[i].name == "1" && (row["p50_x_one"] != 1.0 || row["p50_minus_one_ms"] != 0.0) {
 			t.Errorf("the one-block row is not its own unit: %v", row)
 		}
 	}
