@@ -172,6 +172,21 @@ func (e executor) compact(op Op) error {
 	return nil
 }
 
+// fallocMode is the fallocate mode falloc's 4th argument names.
+func fallocMode(word string) (uint32, bool) {
+	switch word {
+	case "keep":
+		return vlfs.FallocKeepSize, true
+	case "punch":
+		return vlfs.FallocPunchHole | vlfs.FallocKeepSize, true
+	case "zero":
+		return vlfs.FallocZeroRange, true
+	case "zero-keep":
+		return vlfs.FallocZeroRange | vlfs.FallocKeepSize, true
+	}
+	return 0, false
+}
+
 // onInode runs the ops that act on the inode at Args[0].
 func (e executor) onInode(op Op, tag int) error {
 	ino, err := e.resolve(op.Args[0])
@@ -184,7 +199,7 @@ func (e executor) onInode(op Op, tag int) error {
 	case "falloc":
 		var mode uint32
 		if len(op.Args) == 4 {
-			mode = vlfs.FallocKeepSize
+			mode, _ = fallocMode(op.Args[3])
 		}
 		err = e.fs.Fallocate(ino, mode, op.num(1), op.num(2))
 	case "truncate":

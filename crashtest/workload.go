@@ -97,8 +97,10 @@ func parseOp(line string) (Op, error) {
 	if op.Kind == "write" && op.num(2) > maxWrite {
 		return Op{}, fmt.Errorf("write of %d bytes: at most %d: %w", op.num(2), maxWrite, ErrBadWorkload)
 	}
-	if op.Kind == "falloc" && len(op.Args) == 4 && op.Args[3] != "keep" {
-		return Op{}, fmt.Errorf("falloc: the 4th argument can only be keep: %w", ErrBadWorkload)
+	if op.Kind == "falloc" && len(op.Args) == 4 {
+		if _, ok := fallocMode(op.Args[3]); !ok {
+			return Op{}, fmt.Errorf("falloc: the 4th argument can only be keep, punch, zero or zero-keep: %w", ErrBadWorkload)
+		}
 	}
 	if op.Kind == "chmod" {
 		if _, err := strconv.ParseUint(op.Args[1], 8, 12); err != nil {

@@ -24,7 +24,7 @@ func TestParseWorkload(t *testing.T) {
 		{"negative number", "write A/f -1 10"},
 		{"not a number", "truncate A/f big"},
 		{"huge write", "write A/f 0 999999999"},
-		{"bad falloc flag", "falloc A/f 0 10 punch"},
+		{"bad falloc flag", "falloc A/f 0 10 collapse"},
 		{"bad mode", "chmod A/f 999"},
 		{"two markers", "mkdir A\n---\n---\n"},
 		{"compact: not a number", "compact all"},

@@ -121,10 +121,18 @@ const (
 	XattrReplace uint32 = 2
 )
 
-// FallocKeepSize is linux's FALLOC_FL_KEEP_SIZE. Blocks past the end of a
-// file are not part of the format, so with it Fallocate allocates only
-// inside the file and merely checks that the rest is free now.
-const FallocKeepSize uint32 = 0x01
+// Modes of Fallocate, as linux's FALLOC_FL_*. Fallocate takes 0 or
+// FallocKeepSize (allocate), FallocPunchHole|FallocKeepSize (free the
+// range's blocks: it reads as zeros and keeps its size), and
+// FallocZeroRange with or without FallocKeepSize (zeros, allocated).
+const (
+	// FallocKeepSize: blocks past the end of a file are not part of the
+	// format, so with it Fallocate allocates only inside the file and
+	// merely checks that the rest is free now.
+	FallocKeepSize  uint32 = 0x01
+	FallocPunchHole uint32 = 0x02
+	FallocZeroRange uint32 = 0x10
+)
 
 // MaxNameLen is the longest file name, in bytes.
 const MaxNameLen = 255

@@ -2,6 +2,7 @@ package vlfs
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
@@ -180,10 +181,18 @@ func (fs *FS) freeBlockLocked(a vld.Addr) {
 // truncateBlocksLocked frees every block of in at logical number >= from,
 // dirty or written.
 func (fs *FS) truncateBlocksLocked(in *inode, from uint64) error {
-	if err := fs.dropDirtyDataLocked(in, from); err != nil {
+	return fs.punchBlocksLocked(in, from, math.MaxUint64)
+}
+
+// punchBlocksLocked frees every block of in at logical numbers [from, to),
+// dirty or written, and the indirect blocks wholly inside the range.
+// Indirect blocks only partly inside stay, with zero pointers where the
+// range was.
+func (fs *FS) punchBlocksLocked(in *inode, from, to uint64) error {
+	if err := fs.dropDirtyDataLocked(in, from, to); err != nil {
 		return err
 	}
-	for i := from; i < ondisk.NumDirect; i++ {
+	for i := from; i < min(to, ondisk.NumDirect); i++ {
 		if in.d.Direct[i] != 0 {
 			fs.freeBlockLocked(in.d.Direct[i])
 			in.d.Direct[i] = 0
@@ -193,11 +202,11 @@ func (fs *FS) truncateBlocksLocked(in *inode, from uint64) error {
 	}
 	for r := 0; r < ondisk.NumIndirect; r++ {
 		base, span := fs.geo.rootBase(r), fs.geo.span(r+1)
-		if from >= base+span {
+		if from >= base+span || to <= base {
 			continue
 		}
 		root := nodeKey{root: uint8(r), height: uint8(r + 1)}
-		if from <= base {
+		if from <= base && to >= base+span {
 			if err := fs.freeSubtreeLocked(in, root, in.d.Indirect[r]); err != nil {
 				return err
 			}
@@ -207,17 +216,24 @@ func (fs *FS) truncateBlocksLocked(in *inode, from uint64) error {
 			fs.touchLocked(in)
 			continue
 		}
-		if err := fs.truncNodeLocked(in, root, from-base); err != nil {
+		empty, err := fs.punchNodeLocked(in, root, max(from, base)-base, min(to, base+span)-base)
+		if err != nil {
 			return err
+		}
+		if empty {
+			if err := fs.freeSubtreeLocked(in, root, in.d.Indirect[r]); err != nil {
+				return err
+			}
+			in.d.Indirect[r] = 0
 		}
 	}
 	return nil
 }
 
-// dropDirtyDataLocked forgets buffered blocks at logical number >= from.
-func (fs *FS) dropDirtyDataLocked(in *inode, from uint64) error {
+// dropDirtyDataLocked forgets buffered blocks at logical numbers [from, to).
+func (fs *FS) dropDirtyDataLocked(in *inode, from, to uint64) error {
 	for lbn, b := range in.data {
-		if lbn < from {
+		if lbn < from || lbn >= to {
 			continue
 		}
 		a, err := fs.bmapLocked(in, lbn)
@@ -249,19 +265,21 @@ func (fs *FS) forgetDirtyLocked(in *inode, lbn uint64, b []byte) {
 	}
 }
 
-// truncNodeLocked frees the blocks below node k at offsets >= from
-// (relative to the node's root).
-func (fs *FS) truncNodeLocked(in *inode, k nodeKey, from uint64) error {
+// punchNodeLocked frees the blocks below node k at offsets [from, to)
+// (relative to the node's root), and the subtrees wholly inside or left
+// without a block. It reports whether k itself is left without one, for
+// the caller to free it.
+func (fs *FS) punchNodeLocked(in *inode, k nodeKey, from, to uint64) (bool, error) {
 	n, err := fs.nodeLocked(in, k, false)
 	if err != nil || n == nil {
-		return err
+		return false, err
 	}
 	h := int(k.height)
 	child := fs.geo.span(h - 1)
 	lo := k.idx * fs.geo.span(h)
 	for s := uint64(0); s < fs.geo.per; s++ {
 		clo := lo + s*child
-		if clo+child <= from {
+		if clo+child <= from || clo >= to {
 			continue
 		}
 		if h == 1 {
@@ -275,14 +293,17 @@ func (fs *FS) truncNodeLocked(in *inode, k nodeKey, from uint64) error {
 			continue
 		}
 		ck := nodeKey{root: k.root, height: k.height - 1, idx: k.idx*fs.geo.per + s}
-		if clo < from {
-			if err := fs.truncNodeLocked(in, ck, from); err != nil {
-				return err
+		if clo < from || clo+child > to {
+			empty, err := fs.punchNodeLocked(in, ck, from, to)
+			if err != nil || !empty {
+				if err != nil {
+					return false, err
+				}
+				continue
 			}
-			continue
 		}
 		if err := fs.freeSubtreeLocked(in, ck, n.ptrs[s]); err != nil {
-			return err
+			return false, err
 		}
 		if n.ptrs[s] != 0 {
 			n.ptrs[s] = 0
@@ -290,7 +311,21 @@ func (fs *FS) truncNodeLocked(in *inode, k nodeKey, from uint64) error {
 			fs.markDirtyLocked(in)
 		}
 	}
-	return nil
+	return fs.nodeEmptyLocked(in, k, n), nil
+}
+
+// nodeEmptyLocked reports whether node k (n) points at nothing, on disk or
+// in memory: a child not written out yet has no pointer in n.
+func (fs *FS) nodeEmptyLocked(in *inode, k nodeKey, n *node) bool {
+	for s, c := range n.ptrs {
+		if c != 0 {
+			return false
+		}
+		if k.height > 1 && in.nodes[nodeKey{root: k.root, height: k.height - 1, idx: k.idx*fs.geo.per + uint64(s)}] != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // freeSubtreeLocked frees node k (at ptr on disk, or loaded) and every

@@ -316,7 +316,15 @@ func (fs *FS) zeroTailLocked(in *inode, size uint64) error {
 // Other modes are not supported.
 func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	fs.stats.count(opFallocate, int(max(length, 0)))
-	if mode&^FallocKeepSize != 0 {
+	var op func(ino Ino, off, end uint64) error
+	switch mode {
+	case 0, FallocKeepSize:
+		op = func(ino Ino, off, end uint64) error { return fs.fallocateLocked(ino, off, end, mode == FallocKeepSize) }
+	case FallocPunchHole | FallocKeepSize:
+		op = fs.punchHoleLocked
+	case FallocZeroRange, FallocZeroRange | FallocKeepSize:
+		op = func(ino Ino, off, end uint64) error { return fs.zeroRangeLocked(ino, off, end, mode&FallocKeepSize != 0) }
+	default:
 		return fmt.Errorf("fallocate mode %#x: %w", mode, ErrNotSupported)
 	}
 	if off < 0 || length <= 0 {
@@ -325,9 +333,7 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	if uint64(off) > fs.geo.maxFileSize() || uint64(length) > fs.geo.maxFileSize()-uint64(off) {
 		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrFileTooBig)
 	}
-	return fs.retryNoSpace(func() error {
-		return fs.fallocateLocked(ino, uint64(off), uint64(off+length), mode&FallocKeepSize != 0)
-	})
+	return fs.retryNoSpace(func() error { return op(ino, uint64(off), uint64(off+length)) })
 }
 
 func (fs *FS) fallocateLocked(ino Ino, off, end uint64, keepSize bool) error {

@@ -656,9 +656,15 @@ func (r *modelRun) opFallocate() {
 		return
 	}
 	off, length := r.rng.Intn(len(n.data)+20000), 1+r.rng.Intn(30000)
-	err := r.im.fs.Fallocate(r.fileIno(p), 0, int64(off), int64(length))
-	r.expect(fmt.Sprintf("fallocate %v/%s [%d,+%d)", p.dir, p.name, off, length), err, nil)
-	if end := off + length; end > len(n.data) {
+	modes := []uint32{0, FallocKeepSize, FallocPunchHole | FallocKeepSize, FallocZeroRange, FallocZeroRange | FallocKeepSize}
+	mode := modes[r.rng.Intn(len(modes))]
+	err := r.im.fs.Fallocate(r.fileIno(p), mode, int64(off), int64(length))
+	r.expect(fmt.Sprintf("fallocate %v/%s mode %#x [%d,+%d)", p.dir, p.name, mode, off, length), err, nil)
+	end := off + length
+	if mode&(FallocPunchHole|FallocZeroRange) != 0 && off < len(n.data) {
+		clear(n.data[off:min(end, len(n.data))])
+	}
+	if end > len(n.data) && mode&FallocKeepSize == 0 {
 		n.data = append(n.data, make([]byte, end-len(n.data))...)
 	}
 }
