@@ -323,7 +323,9 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	case FallocPunchHole | FallocKeepSize:
 		op = fs.punchHoleLocked
 	case FallocZeroRange, FallocZeroRange | FallocKeepSize:
-		op = func(ino Ino, off, end uint64) error { return fs.zeroRangeLocked(ino, off, end, mode&FallocKeepSize != 0) }
+		op = func(ino Ino, off, end uint64) error {
+			return fs.zeroRangeLocked(ino, off, end, mode&FallocKeepSize != 0)
+		}
 	default:
 		return fmt.Errorf("fallocate mode %#x: %w", mode, ErrNotSupported)
 	}

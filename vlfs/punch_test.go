@@ -106,7 +106,7 @@ func TestPunchFreesIndirectBlocks(t *testing.T) {
 	x := newFixture(t)
 	fs := x.fs
 	const bs = 4096
-	per := fs.geo.per // pointers per indirect block
+	per := fs.geo.per    // pointers per indirect block
 	blocks := 12 + 4*per // direct, single indirect, three leaves under the double
 	buf := punchData(int(blocks)*bs, 3)
 	must(fs.Write(x.f, 0, buf)).ok(t)
