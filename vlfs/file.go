@@ -290,23 +290,7 @@ func (fs *FS) zeroTailLocked(in *inode, size uint64) error {
 	if size%bs == 0 {
 		return nil
 	}
-	lbn := size / bs
-	if b, ok := in.data[lbn]; ok {
-		if b != nil {
-			clear(b[size%bs:])
-		}
-		return nil
-	}
-	a, err := fs.bmapLocked(in, lbn)
-	if err != nil || a == 0 {
-		return err
-	}
-	buf, err := fs.dirtyBlockLocked(in, lbn, false)
-	if err != nil {
-		return err
-	}
-	clear(buf[size%bs:])
-	return nil
+	return fs.zeroPartLocked(in, size/bs, size%bs, bs)
 }
 
 // Fallocate reserves blocks for [off, off+length). Mode 0 grows the file if
