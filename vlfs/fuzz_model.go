@@ -251,6 +251,7 @@ func (r *modelRun) step() {
 		{10, r.opCreate}, {5, r.opMkdir}, {20, r.opWrite}, {5, r.opTruncate}, {6, r.opUnlink},
 		{4, r.opRmdir}, {8, r.opRename}, {4, r.opLink}, {2, r.opSymlink}, {6, r.opRead},
 		{2, r.opSync}, {1, r.opRemount}, {3, r.opFallocate}, {4, r.opXattr}, {2, r.opOpenUnlinked},
+		{3, r.opCopyRange},
 	}
 	total := 0
 	for _, o := range ops {
@@ -410,6 +411,36 @@ func (r *modelRun) opWrite() {
 		n.data = append(n.data, make([]byte, end-len(n.data))...)
 	}
 	copy(n.data[off:], data)
+}
+
+func (r *modelRun) opCopyRange() {
+	p1, n1, ok1 := r.file()
+	p2, n2, ok2 := r.file()
+	if !ok1 || !ok2 {
+		return
+	}
+	sizes := []int{1, 100, 4096, 5000, 20000, 70000}
+	srcOff, dstOff := r.rng.Intn(len(n1.data)+100), r.rng.Intn(len(n2.data)+10000)
+	n := sizes[r.rng.Intn(len(sizes))]
+	what := fmt.Sprintf("copy %v/%s [%d,+%d) to %v/%s %d", p1.dir, p1.name, srcOff, n, p2.dir, p2.name, dstOff)
+	got, err := r.im.fs.CopyRange(r.fileIno(p1), int64(srcOff), r.fileIno(p2), int64(dstOff), int64(n))
+	if n1 == n2 && srcOff < dstOff+n && dstOff < srcOff+n {
+		r.expect(what, err, ErrInvalid)
+		return
+	}
+	r.expect(what, err, nil)
+	want := max(0, min(n, len(n1.data)-srcOff))
+	if int(got) != want {
+		r.fatalf("%s: copied %d, model %d", what, got, want)
+	}
+	if want == 0 {
+		return
+	}
+	data := append([]byte(nil), n1.data[srcOff:srcOff+want]...)
+	if end := dstOff + want; end > len(n2.data) {
+		n2.data = append(n2.data, make([]byte, end-len(n2.data))...)
+	}
+	copy(n2.data[dstOff:], data)
 }
 
 func (r *modelRun) opTruncate() {

@@ -28,6 +28,7 @@ const (
 	opRead
 	opWrite
 	opFallocate
+	opCopyRange
 	opFsync
 	opSync
 	opReadDir
@@ -40,7 +41,7 @@ const (
 var opNames = [numOps]string{
 	"lookup", "getattr", "setattr", "create", "mkdir", "mknod", "symlink", "readlink",
 	"link", "unlink", "rmdir", "rename", "open", "release", "read", "write", "fallocate",
-	"fsync", "sync", "readdir", "xattr", "statfs", "forget",
+	"copy_range", "fsync", "sync", "readdir", "xattr", "statfs", "forget",
 }
 
 // counters are the file system's statistics; atomics, so that counting

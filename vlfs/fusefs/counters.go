@@ -48,6 +48,7 @@ const (
 	opFallocate
 	opLock
 	opPoll
+	opCopyFileRange
 	numOpcodes
 )
 
@@ -59,7 +60,7 @@ var opcodeNames = [numOpcodes]string{
 	"opendir", "read", "readdir", "write", "statfs", "release", "releasedir",
 	"fsync", "fsyncdir", "setxattr", "getxattr", "listxattr", "removexattr",
 	"flush", "access", "create", "interrupt", "destroy", "fallocate", "lock",
-	"poll",
+	"poll", "copy_file_range",
 }
 
 // OpCount is what the server counted for one FUSE opcode.
@@ -183,6 +184,8 @@ func opcodeOfRest(req fuse.Request) opcode {
 		return opLock
 	case *fuse.PollRequest:
 		return opPoll
+	case *fuse.CopyFileRangeRequest:
+		return opCopyFileRange
 	}
 	return opUnknown
 }

@@ -69,6 +69,8 @@ func (s *Server) dispatchRest(req fuse.Request) error {
 		return syscall.ENOSYS
 	case *fuse.FAllocateRequest:
 		return s.fallocate(r)
+	case *fuse.CopyFileRangeRequest:
+		return s.copyFileRange(r)
 	case *fuse.StatfsRequest:
 		return s.statfs(r)
 	case *fuse.AccessRequest:

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"errors"
 	"io"
+	"math"
 	"syscall"
 	"time"
 
@@ -115,6 +116,32 @@ func (s *Server) fallocate(r *fuse.FAllocateRequest) error {
 		return err
 	}
 	r.Respond()
+	return nil
+}
+
+// copyFileRange is copy_file_range(2) within the mount: the core copies
+// through its dirty buffer, so the data crosses into the server once (as
+// a WRITE's does) and needs no READ. The kernel has written back the
+// source range's dirty pages first and drops the destination's after. A
+// copy touching the stats file is left to the kernel's fallback
+// (EOPNOTSUPP, per call; ENOSYS would turn copies off for the mount).
+func (s *Server) copyFileRange(r *fuse.CopyFileRangeRequest) error {
+	if s.isStatsNode(r.NodeOut) {
+		return syscall.EOPNOTSUPP
+	}
+	if r.Flags != 0 {
+		return syscall.EINVAL
+	}
+	if r.Offset > 1<<63-1 || r.OffsetOut > 1<<63-1 {
+		return syscall.EFBIG
+	}
+	// The answer is 32 bits wide; the kernel asks for less anyway.
+	n := int64(min(r.Len, math.MaxUint32&^(4096-1)))
+	done, err := s.fs.CopyRange(ino(r.Node), int64(r.Offset), ino(r.NodeOut), int64(r.OffsetOut), n)
+	if err != nil {
+		return err
+	}
+	r.Respond(uint32(done)) // the kernel drops the destination's cached size, times and blocks
 	return nil
 }
 

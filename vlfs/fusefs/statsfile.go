@@ -89,6 +89,8 @@ func (s *Server) statsOther(req fuse.Request) error {
 		r.Respond(&fuse.ListxattrResponse{})
 	case *fuse.GetxattrRequest:
 		return syscall.ENODATA
+	case *fuse.CopyFileRangeRequest:
+		return syscall.EOPNOTSUPP // the kernel copies by reading, per call
 	default:
 		return syscall.EPERM
 	}

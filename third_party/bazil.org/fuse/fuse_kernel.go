@@ -1052,3 +1052,14 @@ type fAllocateIn struct {
 	Mode   uint32
 	_      uint32
 }
+
+// copyFileRangeIn is FUSE_COPY_FILE_RANGE's argument (vlfs patch).
+type copyFileRangeIn struct {
+	FhIn      uint64
+	OffIn     uint64
+	NodeidOut uint64
+	FhOut     uint64
+	OffOut    uint64
+	Len       uint64
+	Flags     uint64
+}

@@ -1,0 +1,88 @@
+package vlfs
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// TestCopyRange copies between files and within one, across chunks, past
+// the ends of both, and checks the bytes copied and both files' contents
+// against byte slices, before and after a remount (Check runs at the end).
+func TestCopyRange(t *testing.T) {
+	const big = copyChunk*2 + 12345 // three chunks
+	cases := []struct {
+		name           string
+		same           bool // copy within the source file
+		srcOff, dstOff int64
+		n              int64
+		want           int64
+	}{
+		{"whole file", false, 0, 0, big, big},
+		{"unaligned, into the middle", false, 1000, 5000, 70000, 70000},
+		{"past the end of the source", false, big - 100, 0, 4096, 100},
+		{"at the end of the source", false, big, 0, 4096, 0},
+		{"past the end of the destination", false, 0, 3 << 20, 10000, 10000},
+		{"within one file", true, 0, big + 4096, 9000, 9000},
+		{"within one file, backwards", true, 50000, 100, 20000, 20000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := newFixture(t)
+			fs := x.fs
+			src := punchData(big, 5)
+			must(fs.Write(x.f, 0, src[:big/2])).ok(t)
+			must(0, fs.Fsync(x.f, false)).ok(t) // half written out, half buffered
+			must(fs.Write(x.f, big/2, src[big/2:])).ok(t)
+			dst := x.f
+			var model []byte
+			if !c.same {
+				dst = x.g
+				model = punchData(20000, 9)
+				must(fs.Write(dst, 0, model)).ok(t)
+			} else {
+				model = src
+			}
+			got := must(fs.CopyRange(x.f, c.srcOff, dst, c.dstOff, c.n)).ok(t)
+			if got != c.want {
+				t.Fatalf("copied %d bytes, want %d", got, c.want)
+			}
+			if end := c.dstOff + got; end > int64(len(model)) {
+				model = append(model, make([]byte, end-int64(len(model)))...)
+			}
+			copy(model[c.dstOff:], src[c.srcOff:c.srcOff+got])
+			x.readIs(t, dst, model)
+			x.im.remount()
+			x.fs = x.im.fs
+			x.readIs(t, dst, model)
+			if !c.same {
+				x.readIs(t, x.f, src)
+			}
+		})
+	}
+}
+
+func TestCopyRangeErrors(t *testing.T) {
+	x := newFixture(t)
+	fs := x.fs
+	must(fs.Write(x.f, 0, bytes.Repeat([]byte("abcd"), 5000))).ok(t)
+	for _, c := range []struct {
+		name              string
+		src               Ino
+		srcOff, dstOff, n int64
+		dst               Ino
+		want              error
+	}{
+		{"negative offset", x.f, -1, 0, 10, x.g, ErrInvalid},
+		{"negative length", x.f, 0, 0, -1, x.g, ErrInvalid},
+		{"overlapping in one file", x.f, 0, 100, 1000, x.f, ErrInvalid},
+		{"past the largest file", x.f, 0, 1 << 62, 10, x.g, ErrFileTooBig},
+		{"from a directory", x.d, 0, 0, 10, x.g, ErrIsDir},
+		{"to a directory", x.f, 0, 0, 10, x.d, ErrIsDir},
+	} {
+		if _, err := fs.CopyRange(c.src, c.srcOff, c.dst, c.dstOff, c.n); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	x.readIs(t, x.g, nil)
+}
