@@ -202,6 +202,11 @@ func (e executor) onInode(op Op, tag int) error {
 			mode, _ = fallocMode(op.Args[3])
 		}
 		err = e.fs.Fallocate(ino, mode, op.num(1), op.num(2))
+	case "copy":
+		var dst vlfs.Ino
+		if dst, err = e.resolve(op.Args[3]); err == nil {
+			_, err = e.fs.CopyRange(ino, op.num(1), dst, op.num(4), op.num(2))
+		}
 	case "truncate":
 		_, err = e.fs.SetAttr(ino, vlfs.SetAttr{Mask: vlfs.SetSize, Size: uint64(op.num(1))})
 	case "setxattr":

@@ -47,7 +47,8 @@ func coreOps() []core {
 			out = append(out,
 				core{op: Op{"link", []string{src, dst}}, absent: []string{dst}, target: dst},
 				core{op: Op{"rename", []string{src, dst}}, absent: []string{dst}, target: dst},
-				core{op: Op{"rename", []string{src, dst}}, target: dst})
+				core{op: Op{"rename", []string{src, dst}}, target: dst},
+				core{op: Op{"copy", []string{src, "1000", "5000", dst, "3000"}}, target: dst})
 		}
 	}
 	out = append(out,

@@ -45,6 +45,7 @@ func specOf(kind string) (opSpec, bool) {
 		"mkdir":       {min: 1, max: 1},
 		"write":       {min: 3, max: 3, nums: []int{1, 2}},
 		"falloc":      {min: 3, max: 4, nums: []int{1, 2}},
+		"copy":        {min: 5, max: 5, nums: []int{1, 2, 4}},
 		"truncate":    {min: 2, max: 2, nums: []int{1}},
 		"link":        {min: 2, max: 2},
 		"unlink":      {min: 1, max: 1},
@@ -94,8 +95,8 @@ func parseOp(line string) (Op, error) {
 	if op.Kind == "compact" && len(op.Args) == 1 && (op.num(0) < 1 || op.num(0) > maxCompactSteps) {
 		return Op{}, fmt.Errorf("compact of %d steps: want 1 to %d: %w", op.num(0), maxCompactSteps, ErrBadWorkload)
 	}
-	if op.Kind == "write" && op.num(2) > maxWrite {
-		return Op{}, fmt.Errorf("write of %d bytes: at most %d: %w", op.num(2), maxWrite, ErrBadWorkload)
+	if (op.Kind == "write" || op.Kind == "copy") && op.num(2) > maxWrite {
+		return Op{}, fmt.Errorf("%s of %d bytes: at most %d: %w", op.Kind, op.num(2), maxWrite, ErrBadWorkload)
 	}
 	if op.Kind == "falloc" && len(op.Args) == 4 {
 		if _, ok := fallocMode(op.Args[3]); !ok {
