@@ -13,7 +13,8 @@ const copyChunk = 1 << 20
 // copy is made in chunks of copyChunk, each one step as a write is: an
 // error after the first chunk returns what was copied, and a crash leaves
 // a prefix of the copy (a whole number of chunks). Overlapping ranges of
-// one file are refused, as the kernel refuses them.
+// one file are refused, as the kernel refuses them (after cutting the
+// source range at the end of the file).
 func (fs *FS) CopyRange(src Ino, srcOff int64, dst Ino, dstOff int64, n int64) (done int64, err error) {
 	defer func() { fs.stats.count(opCopyRange, int(done)) }()
 	if srcOff < 0 || dstOff < 0 || n < 0 {
@@ -22,9 +23,10 @@ func (fs *FS) CopyRange(src Ino, srcOff int64, dst Ino, dstOff int64, n int64) (
 	if uint64(dstOff) > fs.geo.maxFileSize() || uint64(n) > fs.geo.maxFileSize()-uint64(dstOff) {
 		return 0, fmt.Errorf("copy of %d bytes to %d: %w", n, dstOff, ErrFileTooBig)
 	}
-	// Both sums stay below 2^64: every operand is below 2^63.
-	if src == dst && uint64(srcOff) < uint64(dstOff)+uint64(n) && uint64(dstOff) < uint64(srcOff)+uint64(n) {
-		return 0, fmt.Errorf("copy [%d, +%d) to %d of the same file: the ranges overlap: %w", srcOff, n, dstOff, ErrInvalid)
+	if src == dst {
+		if err := fs.checkOverlap(src, srcOff, dstOff, n); err != nil {
+			return 0, err
+		}
 	}
 	buf := make([]byte, min(n, copyChunk))
 	for done < n {
@@ -42,6 +44,30 @@ func (fs *FS) CopyRange(src Ino, srcOff int64, dst Ino, dstOff int64, n int64) (
 		}
 	}
 	return done, nil
+}
+
+// checkOverlap refuses a copy within one file whose ranges overlap once
+// the source range is cut at the end of the file, as Linux does.
+func (fs *FS) checkOverlap(ino Ino, srcOff, dstOff, n int64) error {
+	fs.lock()
+	in, err := fs.fileLocked(ino)
+	var size uint64
+	if err == nil {
+		size = in.d.Size
+	}
+	fs.unlock()
+	if err != nil {
+		return err
+	}
+	if uint64(srcOff) >= size {
+		return nil
+	}
+	n = min(n, int64(size-uint64(srcOff)))
+	// Both sums stay below 2^64: every operand is below 2^63.
+	if uint64(srcOff) < uint64(dstOff)+uint64(n) && uint64(dstOff) < uint64(srcOff)+uint64(n) {
+		return fmt.Errorf("copy [%d, +%d) to %d of the same file: the ranges overlap: %w", srcOff, n, dstOff, ErrInvalid)
+	}
+	return nil
 }
 
 // copyChunk reads len(buf) bytes at srcOff of src and writes what it got at

@@ -76,6 +76,7 @@ func TestCopyRangeErrors(t *testing.T) {
 		{"negative offset", x.f, -1, 0, 10, x.g, ErrInvalid},
 		{"negative length", x.f, 0, 0, -1, x.g, ErrInvalid},
 		{"overlapping in one file", x.f, 0, 100, 1000, x.f, ErrInvalid},
+		{"overlapping past the end", x.f, 19000, 19500, 5000, x.f, ErrInvalid},
 		{"past the largest file", x.f, 0, 1 << 62, 10, x.g, ErrFileTooBig},
 		{"from a directory", x.d, 0, 0, 10, x.g, ErrIsDir},
 		{"to a directory", x.f, 0, 0, 10, x.d, ErrIsDir},
@@ -85,4 +86,9 @@ func TestCopyRangeErrors(t *testing.T) {
 		}
 	}
 	x.readIs(t, x.g, nil)
+	// Cut at the end of the file first, as Linux does: [19990, 20000) to
+	// 20100 does not overlap, though the 1,000 bytes asked for would.
+	if got, err := fs.CopyRange(x.f, 19990, x.f, 20100, 1000); err != nil || got != 10 {
+		t.Fatalf("copy past the end within one file: %d, %v; want 10 bytes", got, err)
+	}
 }

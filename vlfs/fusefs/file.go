@@ -141,6 +141,14 @@ func (s *Server) copyFileRange(r *fuse.CopyFileRangeRequest) error {
 	if err != nil {
 		return err
 	}
+	// With HANDLE_KILLPRIV_V2 the kernel leaves clearing set-ID bits to
+	// the server, and unlike WRITE this request does not say whether the
+	// caller may keep them (CAP_FSETID): clear them always, the safe side.
+	if done > 0 {
+		if err := s.killSUIDGID(ino(r.NodeOut)); err != nil {
+			return err
+		}
+	}
 	r.Respond(uint32(done)) // the kernel drops the destination's cached size, times and blocks
 	return nil
 }

@@ -91,6 +91,12 @@ func (s *Server) statsOther(req fuse.Request) error {
 		return syscall.ENODATA
 	case *fuse.CopyFileRangeRequest:
 		return syscall.EOPNOTSUPP // the kernel copies by reading, per call
+	case *fuse.UnrecognizedRequest:
+		// As for any node (dispatchRest): ENOSYS makes the kernel stop
+		// sending the opcode and use an older one (STATX -> GETATTR,
+		// COPY_FILE_RANGE_64 -> COPY_FILE_RANGE); anything else would
+		// reach the caller.
+		return syscall.ENOSYS
 	default:
 		return syscall.EPERM
 	}
