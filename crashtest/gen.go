@@ -67,7 +67,7 @@ func fileOps(f string) []core {
 		{"write", []string{f, n(setupSize+100, 10), "3000"}}, // unaligned append past a hole
 		{"falloc", []string{f, "0", "40000"}},                // extends the file
 		{"falloc", []string{f, "4096", "40000", "keep"}},     // inside only
-		{"falloc", []string{f, "0", "5000", "punch"}},        // a whole block and part of one freed
+		{"falloc", []string{f, "0", "5000", "punch"}},        // a whole block freed, part of the next zeroed
 		{"falloc", []string{f, "1000", "40000", "zero"}},     // zeros, extending the file
 		{"truncate", []string{f, "1000"}},                    // shrink
 		{"truncate", []string{f, "30000"}},                   // grow

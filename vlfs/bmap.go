@@ -185,9 +185,9 @@ func (fs *FS) truncateBlocksLocked(in *inode, from uint64) error {
 }
 
 // punchBlocksLocked frees every block of in at logical numbers [from, to),
-// dirty or written, and the indirect blocks wholly inside the range.
-// Indirect blocks only partly inside stay, with zero pointers where the
-// range was.
+// dirty or written, the indirect blocks wholly inside the range, and those
+// only partly inside that are left without a pointer; the others stay,
+// with zero pointers where the range was.
 func (fs *FS) punchBlocksLocked(in *inode, from, to uint64) error {
 	if err := fs.dropDirtyDataLocked(in, from, to); err != nil {
 		return err

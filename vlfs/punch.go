@@ -44,8 +44,10 @@ func (fs *FS) punchLocked(in *inode, off, end uint64) error {
 			need++
 		}
 	}
-	if err := fs.checkSpaceLocked(need); err != nil {
-		return err
+	if need > 0 { // a punch that only frees never fails for space, as a delete
+		if err := fs.checkSpaceLocked(need); err != nil {
+			return err
+		}
 	}
 	for _, p := range parts {
 		if err := fs.zeroPartLocked(in, p.lbn, p.lo, p.hi); err != nil {
@@ -86,9 +88,13 @@ func (fs *FS) zeroPartLocked(in *inode, lbn, lo, hi uint64) error {
 }
 
 // zeroRangeLocked is ZERO_RANGE: [off, end) reads as zeros and is
-// allocated, as fallocate mode 0 (or KEEP_SIZE) allocates it. The space
-// check counts every block of the range: those the punch frees are not
-// reusable before the next commit.
+// allocated, as fallocate mode 0 (or KEEP_SIZE) allocates it. No block is
+// freed here: every block of the range becomes a buffered zero block (a
+// nil buffer, as fallocate reserves; the write-out writes zeros in place of
+// the old block, which it frees), and the partial blocks at either end get
+// zeros in their buffers. All the space is checked once, before anything
+// changes, with room for what the change itself adds to the metadata
+// estimate, so ENOSPC never comes after a change.
 func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
 	if err := fs.checkWritableLocked(); err != nil {
 		return err
@@ -98,13 +104,78 @@ func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
 		return err
 	}
 	bs := uint64(fs.geo.bs)
-	if err := fs.checkSpaceLocked(int64((end-1)/bs - off/bs + 1)); err != nil {
+	past := int64(0) // blocks past the end that KEEP_SIZE only checks for
+	if keepSize && end > in.d.Size {
+		past = int64((end - max(off, in.d.Size) + bs - 1) / bs)
+		end = in.d.Size
+	}
+	need := int64(0)
+	var edges []uint64 // partial blocks on disk, to read before any change
+	for lbn := off / bs; off < end && lbn <= (end-1)/bs; lbn++ {
+		if _, ok := in.data[lbn]; ok {
+			continue
+		}
+		need++
+		lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
+		if hi-lo == bs || hi < (lbn+1)*bs && hi == in.d.Size && lo == lbn*bs {
+			continue // whole, or all of the file's bytes in the block
+		}
+		a, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return err
+		}
+		if a != 0 {
+			edges = append(edges, lbn)
+		}
+	}
+	slack := need/int64(fs.geo.per) + 1 // reserved/per in the estimate
+	if _, dirty := fs.dirty[in.ino]; !dirty {
+		slack += 2 // the estimate's share of a dirty inode
+	}
+	if err := fs.checkSpaceLocked(need + past + slack); err != nil {
 		return err
 	}
-	if err := fs.punchLocked(in, off, end); err != nil {
-		return err
+	for _, lbn := range edges {
+		lo, hi := max(off, lbn*bs)-lbn*bs, min(end, (lbn+1)*bs)-lbn*bs
+		if err := fs.zeroPartLocked(in, lbn, lo, hi); err != nil {
+			return err
+		}
 	}
-	return fs.fallocateLocked(ino, off, end, keepSize)
+	for lbn := off / bs; off < end && lbn <= (end-1)/bs; lbn++ {
+		lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
+		b, ok := in.data[lbn]
+		switch {
+		case ok && b != nil && (hi-lo == bs || hi == in.d.Size && lo == lbn*bs):
+			fs.forgetDirtyLocked(in, lbn, b) // a buffer wholly zeroed: back to a reservation
+			fs.reserved++
+			if in.data == nil {
+				in.data = map[uint64][]byte{}
+			}
+			in.data[lbn] = nil
+		case ok && b != nil:
+			clear(b[lo-lbn*bs : hi-lbn*bs])
+		case !ok:
+			a, err := fs.bmapLocked(in, lbn)
+			if err != nil {
+				return err
+			}
+			if a == 0 {
+				in.d.Blocks++
+			}
+			if in.data == nil {
+				in.data = map[uint64][]byte{}
+			}
+			in.data[lbn] = nil
+			fs.reserved++
+		}
+	}
+	t := now()
+	if !keepSize && end > in.d.Size {
+		in.d.Size = end
+	}
+	in.d.Mtime, in.d.Ctime = t, t
+	fs.touchLocked(in)
+	return nil
 }
 
 // punchHoleLocked is PUNCH_HOLE (with KEEP_SIZE, which linux requires).

@@ -1,6 +1,10 @@
 package vlfs
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
 
 // TestPunchAndZeroRange runs fallocate PUNCH_HOLE and ZERO_RANGE over a
 // file whose blocks are partly written out and partly buffered, across the
@@ -156,4 +160,51 @@ func punchData(n int, seed byte) []byte {
 		b[i] = byte(i/4096) ^ byte(i*31) ^ seed | 1
 	}
 	return b
+}
+
+// TestZeroRangeNoSpaceChangesNothing: on a nearly full volume, ZERO_RANGE
+// either succeeds or fails with ENOSPC having changed nothing (a review
+// found it zeroing the first block, committing that, and then failing).
+// The sizes swept cross the point where the space runs out.
+func TestZeroRangeNoSpaceChangesNothing(t *testing.T) {
+	im := newImage(t, 8<<20)
+	fs := im.fs
+	f := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t).Ino
+	content := punchData(4096, 11)
+	must(fs.Write(f, 0, content)).ok(t)
+	filler := must(fs.Create(RootIno, "filler", 0o644, 0, 0)).ok(t).Ino
+	must(0, fs.Sync()).ok(t)
+	free := func() int64 { fs.mu.Lock(); defer fs.mu.Unlock(); return fs.vol.FreeBlocks() }
+	for off := int64(0); free() > 40; off += 4096 {
+		must(fs.Write(filler, off, punchData(4096, 1))).ok(t)
+		must(0, fs.Sync()).ok(t)
+	}
+	failed, succeeded := 0, 0
+	for n := free() - 24; n <= free()-8; n++ {
+		must(0, fs.Sync()).ok(t)
+		err := fs.Fallocate(f, FallocZeroRange, 100, n*4096-100)
+		buf := make([]byte, 4096)
+		must(fs.Read(f, 0, buf)).ok(t)
+		a := must(fs.GetAttr(f)).ok(t)
+		switch {
+		case errors.Is(err, ErrNoSpace):
+			failed++
+			if !bytes.Equal(buf, content) || a.Size != 4096 {
+				t.Fatalf("n=%d: ENOSPC, yet the file changed (size %d)", n, a.Size)
+			}
+		case err != nil:
+			t.Fatalf("n=%d: %v", n, err)
+		default:
+			succeeded++
+			if !bytes.Equal(buf[:100], content[:100]) || !bytes.Equal(buf[100:], make([]byte, 4096-100)) || a.Size != uint64(n*4096) {
+				t.Fatalf("n=%d: zero range succeeded with wrong contents or size %d", n, a.Size)
+			}
+			// Back to one block of data.
+			must(fs.SetAttr(f, SetAttr{Mask: SetSize, Size: 0})).ok(t)
+			must(fs.Write(f, 0, content)).ok(t)
+		}
+	}
+	if failed == 0 || succeeded == 0 {
+		t.Fatalf("the sweep did not cross the point where space runs out: %d failed, %d succeeded", failed, succeeded)
+	}
 }
