@@ -21,6 +21,15 @@ func (fs *FS) fileLocked(ino Ino) (*inode, error) {
 	return in, nil
 }
 
+// writableFileLocked returns the regular file ino, on a file system that
+// may be written.
+func (fs *FS) writableFileLocked(ino Ino) (*inode, error) {
+	if err := fs.checkWritableLocked(); err != nil {
+		return nil, err
+	}
+	return fs.fileLocked(ino)
+}
+
 // Read reads up to len(buf) bytes at off; it returns 0 at or past the end.
 func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 	if off < 0 {
@@ -161,10 +170,7 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 }
 
 func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
-	if err := fs.checkWritableLocked(); err != nil {
-		return err
-	}
-	in, err := fs.fileLocked(ino)
+	in, err := fs.writableFileLocked(ino)
 	if err != nil {
 		return err
 	}
@@ -323,10 +329,7 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 }
 
 func (fs *FS) fallocateLocked(ino Ino, off, end uint64, keepSize bool) error {
-	if err := fs.checkWritableLocked(); err != nil {
-		return err
-	}
-	in, err := fs.fileLocked(ino)
+	in, err := fs.writableFileLocked(ino)
 	if err != nil {
 		return err
 	}

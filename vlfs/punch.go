@@ -96,10 +96,7 @@ func (fs *FS) zeroPartLocked(in *inode, lbn, lo, hi uint64) error {
 // changes, with room for what the change itself adds to the metadata
 // estimate, so ENOSPC never comes after a change.
 func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
-	if err := fs.checkWritableLocked(); err != nil {
-		return err
-	}
-	in, err := fs.fileLocked(ino)
+	in, err := fs.writableFileLocked(ino)
 	if err != nil {
 		return err
 	}
@@ -180,10 +177,7 @@ func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
 
 // punchHoleLocked is PUNCH_HOLE (with KEEP_SIZE, which linux requires).
 func (fs *FS) punchHoleLocked(ino Ino, off, end uint64) error {
-	if err := fs.checkWritableLocked(); err != nil {
-		return err
-	}
-	in, err := fs.fileLocked(ino)
+	in, err := fs.writableFileLocked(ino)
 	if err != nil {
 		return err
 	}
