@@ -303,7 +303,9 @@ func (fs *FS) zeroTailLocked(in *inode, size uint64) error {
 // needed. FallocKeepSize leaves the size alone: blocks are allocated only
 // inside the file (blocks past the end are not part of the format), and for
 // the part past the end the call only checks that the space is free now.
-// Other modes are not supported.
+// FallocPunchHole|FallocKeepSize frees the range's blocks and
+// FallocZeroRange (with or without FallocKeepSize) zeroes and allocates it
+// (punch.go). Other modes are ErrNotSupported.
 func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	fs.stats.count(opFallocate, int(max(length, 0)))
 	var op func(ino Ino, off, end uint64) error
