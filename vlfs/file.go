@@ -308,6 +308,9 @@ func (fs *FS) zeroTailLocked(in *inode, size uint64) error {
 // (punch.go). Other modes are ErrNotSupported.
 func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	fs.stats.count(opFallocate, int(max(length, 0)))
+	if off < 0 || length <= 0 { // before the mode, as linux checks
+		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrInvalid)
+	}
 	var op func(ino Ino, off, end uint64) error
 	switch mode {
 	case 0, FallocKeepSize:
@@ -320,9 +323,6 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 		}
 	default:
 		return fmt.Errorf("fallocate mode %#x: %w", mode, ErrNotSupported)
-	}
-	if off < 0 || length <= 0 {
-		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrInvalid)
 	}
 	if uint64(off) > fs.geo.maxFileSize() || uint64(length) > fs.geo.maxFileSize()-uint64(off) {
 		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrFileTooBig)

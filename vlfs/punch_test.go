@@ -142,6 +142,8 @@ func TestFallocateModes(t *testing.T) {
 	for _, mode := range []uint32{FallocPunchHole, 0x04, 0x08, FallocPunchHole | FallocZeroRange | FallocKeepSize, 0x20} {
 		wantErr(t, x.fs.Fallocate(x.f, mode, 0, 10), ErrNotSupported)
 	}
+	// The range is checked first, as linux does.
+	wantErr(t, x.fs.Fallocate(x.f, 0x08, 0, 0), ErrInvalid)
 	x.readIs(t, x.f, []byte("hello"))
 }
 
