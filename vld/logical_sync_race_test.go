@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -19,11 +20,7 @@ var syncRaceSeed = flag.Int64("vld.syncrace.seed", 0, "replay TestSyncRacesReloc
 // After the run the map must read back the last contents written, before
 // and after a reopen, and Check must pass.
 func TestSyncRacesRelocate(t *testing.T) {
-	seed := *syncRaceSeed
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -vld.syncrace.seed %d)", seed, seed)
+	seed := testseed.Pick(t, *syncRaceSeed, "vld.syncrace.seed")
 	d, dev := newTestLogical(t, "st19101", 8<<20, Options{})
 	const span = 400
 	ref := fillLogical(t, d, rand.New(rand.NewSource(seed)), 300, span)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
@@ -102,11 +103,7 @@ func TestCompactMovesEveryKind(t *testing.T) {
 // torn write): each must pass Check and show a snapshot no older than the
 // last fsync or compaction commit acknowledged before the crash.
 func TestCompactionCrashVLFS(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -vlfs.seed=%d)", seed, seed)
+	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
 	rng := rand.New(rand.NewSource(seed))
 	base := device.NewMem(8 << 20)
 	if err := Mkfs(base, MkfsOptions{Model: testModel(t)}); err != nil {

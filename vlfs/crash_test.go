@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -49,11 +50,7 @@ func takeSnapshot(t testing.TB, fs *FS) snapshot {
 // pass Check, and show exactly one committed snapshot no older than the
 // last fsync that returned before the crash point.
 func TestCrashDurability(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -vlfs.seed=%d)", seed, seed)
+	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
 	t.Run("default", func(t *testing.T) { crashRun(t, seed, nil) })
 	// Tiny caches and limits: blocks are written out between commits.
 	t.Run("early-writeout", func(t *testing.T) {

@@ -3,17 +3,14 @@ package vlfs
 import (
 	"math/rand"
 	"testing"
-	"time"
+
+	"github.com/vlfs/vlfs/internal/testseed"
 )
 
 // TestRandomOpsAgainstModel drives the file system and the reference model
 // of fuzz_model.go with the same seeded random operations.
 func TestRandomOpsAgainstModel(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -vlfs.seed=%d)", seed, seed)
+	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
 	steps := 3000
 	if testing.Short() {
 		steps = 600

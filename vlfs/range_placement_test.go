@@ -6,8 +6,8 @@ import (
 	mrand "math/rand"
 	"math/rand/v2"
 	"testing"
-	"time"
 
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -196,11 +196,7 @@ func TestRangePlacementRoundTrip(t *testing.T) {
 // into many chains): the file system must agree with the model and check
 // clean.
 func TestRandomOpsRangePlacement(t *testing.T) {
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -vlfs.seed=%d)", seed, seed)
+	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
 	for round := range 2 {
 		dev := device.NewMem(48 << 20)
 		if err := Mkfs(dev, MkfsOptions{Model: testModel(t), Placement: vld.PlaceRange}); err != nil {

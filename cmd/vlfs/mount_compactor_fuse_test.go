@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/internal/fstest"
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
 
@@ -135,11 +136,7 @@ var compactSeedFlag = flag.Int64("compactor.seed", 0, "replay the compactor moun
 
 // compactSeed is the seed of a randomised mount test, printed for replay.
 func compactSeed(t *testing.T) int64 {
-	seed := *compactSeedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -compactor.seed=%d)", seed, seed)
+	seed := testseed.Pick(t, *compactSeedFlag, "compactor.seed")
 	return seed
 }
 

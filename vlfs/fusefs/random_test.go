@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/vlfs/vlfs/internal/fstest"
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
 
@@ -29,11 +29,7 @@ var fileOpsSeed = flag.Int64("fusefs.seed", 0, "replay TestRandomFileOpsAgainstH
 // punches and copies must see it. The seed is printed; -fusefs.seed
 // replays it.
 func TestRandomFileOpsAgainstHost(t *testing.T) {
-	seed := *fileOpsSeed
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d (replay with -fusefs.seed=%d)", seed, seed)
+	seed := testseed.Pick(t, *fileOpsSeed, "fusefs.seed")
 	steps := 2000
 	if testing.Short() {
 		steps = 400
