@@ -9,7 +9,8 @@ const copyChunk = 1 << 20
 // CopyRange copies up to n bytes at srcOff of the file src to dstOff of
 // the file dst, as copy_file_range(2): it stops at the end of src and
 // returns the bytes copied (0 at or past it). The bytes go through the
-// dirty buffer, as a write's do, and are durable at the next commit. The
+// dirty buffer, as a write's do, and are durable at the next commit; the
+// source's holes stay holes where they can (copyChunk). The
 // copy is made in chunks of copyChunk, each one step as a write is: an
 // error after the first chunk returns what was copied, and a crash leaves
 // a prefix of the copy (a whole number of chunks). Overlapping ranges of
@@ -70,25 +71,112 @@ func (fs *FS) checkOverlap(ino Ino, srcOff, dstOff, n int64) error {
 	return nil
 }
 
-// copyChunk reads len(buf) bytes at srcOff of src and writes what it got at
-// dstOff of dst, under one hold of the lock.
+// copySegment is a byte range [off, end) of a copy's source: data to
+// copy, or whole blocks that are holes.
+type copySegment struct {
+	off, end uint64
+	hole     bool
+}
+
+// copyChunk copies len(buf) bytes at srcOff of src to dstOff of dst (fewer
+// at the end of src) under one hold of the lock, and returns the bytes
+// copied. Where the two offsets share their place in a block, whole blocks
+// that are holes in the source become holes in the destination (its
+// blocks there freed, as a punch frees them) instead of zeros written, so
+// a sparse file copies sparse and needs no space for its holes.
 func (fs *FS) copyChunk(src Ino, srcOff int64, dst Ino, dstOff int64, buf []byte) (int64, error) {
-	var got int
+	var got int64
 	err := fs.retryNoSpace(func() error {
 		got = 0
 		in, err := fs.fileLocked(src)
 		if err != nil {
 			return err
 		}
-		n, err := fs.readLocked(in, uint64(srcOff), buf)
-		if err != nil || n == 0 {
+		end := min(uint64(srcOff)+uint64(len(buf)), in.d.Size)
+		if uint64(srcOff) >= end {
+			return nil
+		}
+		segs, err := fs.copySegmentsLocked(in, uint64(srcOff), end, uint64(dstOff))
+		if err != nil {
 			return err
 		}
-		if err := fs.writeLocked(dst, uint64(dstOff), buf[:n]); err != nil {
-			return err
+		for _, seg := range segs {
+			d := uint64(dstOff) + seg.off - uint64(srcOff)
+			if seg.hole {
+				err = fs.copyHoleLocked(dst, d, d+seg.end-seg.off)
+			} else {
+				err = fs.copyDataLocked(in, seg, dst, d, buf)
+			}
+			if err != nil {
+				return err
+			}
+			got = int64(seg.end - uint64(srcOff))
 		}
-		got = n
 		return nil
 	})
-	return int64(got), err
+	return got, err
+}
+
+// copySegmentsLocked splits [off, end) of in into data and runs of whole
+// hole blocks; all data when dstOff sits elsewhere in its block.
+func (fs *FS) copySegmentsLocked(in *inode, off, end, dstOff uint64) ([]copySegment, error) {
+	bs := uint64(fs.geo.bs)
+	if off%bs != dstOff%bs {
+		return []copySegment{{off, end, false}}, nil
+	}
+	var segs []copySegment
+	add := func(lo, hi uint64, hole bool) {
+		if lo >= hi {
+			return
+		}
+		if n := len(segs); n > 0 && segs[n-1].hole == hole && segs[n-1].end == lo {
+			segs[n-1].end = hi
+			return
+		}
+		segs = append(segs, copySegment{lo, hi, hole})
+	}
+	first, last := (off+bs-1)/bs, end/bs // the whole blocks
+	add(off, min(first*bs, end), false)
+	for lbn := first; lbn < last; lbn++ {
+		hole := false
+		if _, buffered := in.data[lbn]; !buffered {
+			a, err := fs.bmapLocked(in, lbn)
+			if err != nil {
+				return nil, err
+			}
+			hole = a == 0
+		}
+		add(lbn*bs, (lbn+1)*bs, hole)
+	}
+	add(max(last*bs, off), end, false)
+	return segs, nil
+}
+
+// copyDataLocked copies the bytes of seg (at most len(buf) of them) from
+// in to d of dst, as a write.
+func (fs *FS) copyDataLocked(in *inode, seg copySegment, dst Ino, d uint64, buf []byte) error {
+	b := buf[:seg.end-seg.off]
+	n, err := fs.readLocked(in, seg.off, b)
+	if err != nil {
+		return err
+	}
+	return fs.writeLocked(dst, d, b[:n])
+}
+
+// copyHoleLocked makes the block-aligned range [d, e) of dst a hole: its
+// blocks there are freed, and the file grows to e if it was shorter.
+func (fs *FS) copyHoleLocked(dst Ino, d, e uint64) error {
+	out, err := fs.writableFileLocked(dst)
+	if err != nil {
+		return err
+	}
+	bs := uint64(fs.geo.bs)
+	if err := fs.punchBlocksLocked(out, d/bs, e/bs); err != nil {
+		return err
+	}
+	out.d.Size = max(out.d.Size, e)
+	t := now()
+	out.d.Mtime, out.d.Ctime = t, t
+	fs.touchLocked(out)
+	return nil
 }

@@ -92,3 +92,48 @@ func TestCopyRangeErrors(t *testing.T) {
 		t.Fatalf("copy past the end within one file: %d, %v; want 10 bytes", got, err)
 	}
 }
+
+// TestCopyRangeKeepsHoles: a sparse source copied at the same place in
+// the block stays sparse (the destination's blocks over the holes are
+// freed, not written with zeros), and one copied at another place in the
+// block is copied as data; both read back alike, before and after a
+// remount.
+func TestCopyRangeKeepsHoles(t *testing.T) {
+	x := newFixture(t)
+	fs := x.fs
+	const bs = 4096
+	src := make([]byte, 200*bs+100)
+	copy(src[0:], punchData(bs, 1))          // block 0: data
+	copy(src[100*bs+7:], punchData(3000, 2)) // block 100: partly data
+	copy(src[200*bs:], punchData(100, 3))    // the last, partial block
+	must(fs.Write(x.f, 0, src[:bs])).ok(t)
+	must(fs.Write(x.f, 100*bs+7, src[100*bs+7:100*bs+3007])).ok(t)
+	must(0, fs.Fsync(x.f, false)).ok(t)
+	must(fs.Write(x.f, 200*bs, src[200*bs:])).ok(t)
+	srcBlocks := must(fs.GetAttr(x.f)).ok(t).Blocks
+	// The destination is full of other data where the source has holes.
+	dst := punchData(len(src)+5*bs, 9)
+	must(fs.Write(x.g, 0, dst)).ok(t)
+	must(0, fs.Fsync(x.g, false)).ok(t)
+	full := must(fs.GetAttr(x.g)).ok(t).Blocks
+	if got := must(fs.CopyRange(x.f, 0, x.g, 0, int64(len(src)))).ok(t); got != int64(len(src)) {
+		t.Fatalf("copied %d of %d bytes", got, len(src))
+	}
+	copy(dst, src)
+	x.readIs(t, x.g, dst)
+	// The 5 blocks past the copy keep their data; the 197 hole blocks are
+	// freed.
+	if got := must(fs.GetAttr(x.g)).ok(t).Blocks; got != srcBlocks+5*bs/512 {
+		t.Fatalf("st_blocks %d after the copy (%d before, source %d): want the source's plus the 5 blocks past the copy", got, full, srcBlocks)
+	}
+	// At another place in the block: copied as data, dense.
+	h := must(fs.Create(RootIno, "h", 0o644, 0, 0)).ok(t).Ino
+	if got := must(fs.CopyRange(x.f, 0, h, 10, int64(len(src)))).ok(t); got != int64(len(src)) {
+		t.Fatalf("unaligned: copied %d of %d bytes", got, len(src))
+	}
+	x.readIs(t, h, append(make([]byte, 10), src...))
+	x.im.remount()
+	x.fs = x.im.fs
+	x.readIs(t, x.g, dst)
+	x.readIs(t, h, append(make([]byte, 10), src...))
+}

@@ -421,6 +421,13 @@ func (r *modelRun) opCopyRange() {
 	}
 	sizes := []int{1, 100, 4096, 5000, 20000, 70000}
 	srcOff, dstOff := r.rng.Intn(len(n1.data)+100), r.rng.Intn(len(n2.data)+10000)
+	if r.rng.Intn(2) == 0 { // the same place in the block: holes are kept
+		dstOff += (srcOff - dstOff) % 4096
+		dstOff = max(dstOff, 0)
+		if dstOff%4096 != srcOff%4096 {
+			dstOff += 4096
+		}
+	}
 	n := sizes[r.rng.Intn(len(sizes))]
 	what := fmt.Sprintf("copy %v/%s [%d,+%d) to %v/%s %d", p1.dir, p1.name, srcOff, n, p2.dir, p2.name, dstOff)
 	got, err := r.im.fs.CopyRange(r.fileIno(p1), int64(srcOff), r.fileIno(p2), int64(dstOff), int64(n))
