@@ -135,8 +135,9 @@ func (fs *FS) copySegmentsLocked(in *inode, off, end, dstOff uint64) ([]copySegm
 		}
 		segs = append(segs, copySegment{lo, hi, hole})
 	}
-	first, last := (off+bs-1)/bs, end/bs // the whole blocks
-	add(off, min(first*bs, end), false)
+	first, last := (off+bs-1)/bs, end/bs // the whole blocks, if first < last
+	head := min(first*bs, end)           // the partial block before them
+	add(off, head, false)
 	for lbn := first; lbn < last; lbn++ {
 		hole := false
 		if _, buffered := in.data[lbn]; !buffered {
@@ -148,7 +149,7 @@ func (fs *FS) copySegmentsLocked(in *inode, off, end, dstOff uint64) ([]copySegm
 		}
 		add(lbn*bs, (lbn+1)*bs, hole)
 	}
-	add(max(last*bs, off), end, false)
+	add(max(last*bs, head), end, false) // and after them
 	return segs, nil
 }
 

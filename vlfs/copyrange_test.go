@@ -3,6 +3,7 @@ package vlfs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -136,4 +137,62 @@ func TestCopyRangeKeepsHoles(t *testing.T) {
 	x.fs = x.im.fs
 	x.readIs(t, x.g, dst)
 	x.readIs(t, h, append(make([]byte, 10), src...))
+}
+
+// TestCopySegments: how a copy's source range splits into data and hole
+// runs, block by block (4 KiB blocks; block 1 and 2 are holes).
+func TestCopySegments(t *testing.T) {
+	x := newFixture(t)
+	fs := x.fs
+	must(fs.Write(x.f, 0, punchData(4096, 1))).ok(t)
+	must(fs.Write(x.f, 3*4096, punchData(4096, 2))).ok(t)
+	cases := []struct {
+		off, end, dst uint64
+		want          []copySegment
+	}{
+		{100, 200, 100, []copySegment{{100, 200, false}}},
+		{100, 5000, 100, []copySegment{{100, 4096, false}, {4096, 5000, false}}},
+		{0, 16384, 0, []copySegment{{0, 4096, false}, {4096, 12288, true}, {12288, 16384, false}}},
+		{10, 16000, 4106, []copySegment{{10, 4096, false}, {4096, 12288, true}, {12288, 16000, false}}},
+		{0, 16384, 1, []copySegment{{0, 16384, false}}},
+	}
+	for _, c := range cases {
+		fs.lock()
+		in, err := fs.fileLocked(x.f)
+		var got []copySegment
+		if err == nil {
+			got, err = fs.copySegmentsLocked(in, c.off, c.end, c.dst)
+		}
+		fs.unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range got { // contiguous, in order, covering [off, end)
+			if (i == 0 && s.off != c.off) || (i > 0 && s.off != got[i-1].end) || s.off >= s.end {
+				t.Fatalf("[%d, %d) to %d: segments %v do not tile the range", c.off, c.end, c.dst, got)
+			}
+		}
+		if len(got) == 0 || got[len(got)-1].end != c.end {
+			t.Fatalf("[%d, %d) to %d: segments %v do not reach the end", c.off, c.end, c.dst, got)
+		}
+		merged := []copySegment{}
+		for _, s := range got { // adjacent data segments may stay apart
+			if n := len(merged); n > 0 && merged[n-1].end == s.off && merged[n-1].hole == s.hole {
+				merged[n-1].end = s.end
+				continue
+			}
+			merged = append(merged, s)
+		}
+		want := []copySegment{}
+		for _, s := range c.want {
+			if n := len(want); n > 0 && want[n-1].end == s.off && want[n-1].hole == s.hole {
+				want[n-1].end = s.end
+				continue
+			}
+			want = append(want, s)
+		}
+		if fmt.Sprint(merged) != fmt.Sprint(want) {
+			t.Errorf("[%d, %d) to %d: %v, want %v", c.off, c.end, c.dst, got, c.want)
+		}
+	}
 }
