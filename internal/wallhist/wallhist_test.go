@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vlfs/vlfs/internal/testseed"
 )
 
 var seed = flag.Uint64("wallhist.seed", 0, "replay TestQuantileAccuracy with this seed (0: a new one)")
@@ -83,11 +85,7 @@ func TestEmpty(t *testing.T) {
 // Quantiles of random samples agree with the sorted samples to within a
 // bucket's half width.
 func TestQuantileAccuracy(t *testing.T) {
-	sd := *seed
-	if sd == 0 {
-		sd = rand.Uint64()
-	}
-	t.Logf("seed %d (replay: go test ./internal/wallhist -run TestQuantileAccuracy -wallhist.seed %d)", sd, sd)
+	sd := uint64(testseed.Pick(t, int64(*seed), "wallhist.seed"))
 	rng := rand.New(rand.NewPCG(sd, sd))
 	var h Hist
 	var all []time.Duration

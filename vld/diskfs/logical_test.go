@@ -7,27 +7,19 @@ import (
 	"io"
 	"math/rand"
 	"testing"
-	"time"
 
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld"
 )
 
 var seedFlag = flag.Int64("diskfs.seed", 0, "replay TestLogicalBytesModel with this seed")
-
-func testSeed(t *testing.T) int64 {
-	if *seedFlag != 0 {
-		return *seedFlag
-	}
-	return time.Now().UnixNano()
-}
 
 // TestLogicalBytesModel drives byte-range reads, writes, discards, syncs
 // and reopens at random offsets and lengths against a plain byte slice.
 func TestLogicalBytesModel(t *testing.T) {
 	for _, p := range []vld.Placement{vld.PlaceEager, vld.PlaceInPlace} {
 		t.Run(p.String(), func(t *testing.T) {
-			seed := testSeed(t)
-			t.Logf("seed %d (replay with -diskfs.seed %d)", seed, seed)
+			seed := testseed.Pick(t, *seedFlag, "diskfs.seed")
 			rng := rand.New(rand.NewSource(seed))
 			l, dev := newMemLogical(t, 8<<20, p)
 			ref := make([]byte, l.Size())

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld"
 	"golang.org/x/sys/unix"
 )
@@ -39,8 +40,7 @@ func TestDiskFileIO(t *testing.T) {
 	if err != nil || st.Size() != s.ld.Size() {
 		t.Fatalf("stat: size %d, %v; want %d", st.Size(), err, s.ld.Size())
 	}
-	seed := testSeed(t)
-	t.Logf("seed %d", seed)
+	seed := testseed.Pick(t, *seedFlag, "diskfs.seed")
 	rng := rand.New(rand.NewSource(seed))
 	ref := make([]byte, 1<<20)
 	for i := 0; i < 60; i++ {
