@@ -2,13 +2,22 @@ package fusefs
 
 import "sync"
 
-// pool keeps readers waiting on the kernel. Every reader handles the request
-// it read to the end; when the last idle reader takes a request, another is
-// started (up to max), and a reader that finishes while min others are
-// already idle exits. So requests that block (fsync waiting for a group
-// commit) never leave the kernel without a reader while fewer than max are
-// busy. Nothing a handler waits for depends on another FUSE request being
-// answered, so a full pool delays requests but cannot deadlock.
+// pool keeps readers waiting on the kernel: as few as will do, since the
+// kernel hands each request to the reader that has waited longest, and on a
+// virtual machine waking a thread that has slept a while (its vCPU halted)
+// costs tens of microseconds, while the reader that has just answered is
+// still running. So min readers wait (default 1), and the one that takes a
+// request answers it itself and then reads again: a writer's WRITE and FSYNC
+// reach the same thread (docs/fuse.md, "Readers").
+//
+// A handler that may wait (a request to the image, another fsync's commit)
+// calls willWait first, which starts another reader if none is waiting, up
+// to max: requests that arrive meanwhile are still read, and fsyncs that
+// arrive during a commit share the next one. A reader that finishes while
+// min others are waiting exits. A handler that waits without calling
+// willWait only delays the requests behind it: nothing a handler waits for
+// depends on another FUSE request being answered, so neither that nor a
+// full pool can deadlock.
 type pool struct {
 	mu          sync.Mutex
 	idle, total int
@@ -38,11 +47,20 @@ func (p *pool) spawnLocked() {
 	}()
 }
 
-// busy is called by a reader that has just read a request.
+// busy is called by a reader that has just read a request. It starts no
+// other reader: most requests are answered without waiting, and the next
+// request is best read by this reader again (see pool).
 func (p *pool) busy() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.idle--
+}
+
+// willWait is called before a handler may wait: it starts another reader
+// if none is waiting on the kernel and the pool is below max.
+func (p *pool) willWait() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.idle == 0 && p.total < p.max && !p.ended {
 		p.spawnLocked()
 	}

@@ -56,6 +56,11 @@ func (s *Server) serve(req fuse.Request) {
 	start := time.Now()
 	op := opcodeOf(req)
 	s.ops.arrived(op)
+	s.clients.saw(req.Hdr().Pid, start)
+	if op == opRead {
+		s.clients.reads.Add(1)
+		defer s.clients.reads.Add(-1)
+	}
 	if s.opt.Debug != nil {
 		s.opt.Debug("<- " + req.String())
 	}
