@@ -10,24 +10,24 @@ import (
 const concurrencyWindow = 10 * time.Millisecond
 
 // clients tells whether requests may arrive while a handler waits, so that
-// the pool need start another reader only then (pool.willWait).
+// the pool keeps more than one reader only then (pool).
 //
 // A request carries the thread ID of its caller, and a thread that made a
 // synchronous request is blocked until it is answered. So while every
-// request comes from one thread, nothing arrives while its request is
+// request comes from one thread, nothing of its own arrives while one is
 // handled, and a second reader would only cost the wake of another thread
 // (tens of microseconds per request on a virtual machine: docs/fuse.md,
-// "Readers"). Two exceptions need readers at once whatever the threads:
-// READs, which the kernel sends several at a time for read-ahead and
-// asynchronous direct I/O; and requests the kernel makes on its own behalf
-// (thread ID 0: writeback, release), which no client waits for and which
-// are counted as nobody's. A client thread that appears while the only
-// reader waits is read once that wait ends (one device flush at most), and
+// "Readers"). Requests the kernel makes on its own behalf (thread ID 0:
+// writeback, release) count for nobody. The exceptions are served one at a
+// time until another thread shows up: several READs of one thread's
+// read-ahead, which each take microseconds from the image's page cache
+// (measured: sequential reads as fast as with more readers, random reads
+// faster), and requests of a thread that appears while the only reader
+// waits, read once that wait ends (one device flush at most); that thread
 // turns concurrency on for concurrencyWindow.
 type clients struct {
 	last    atomic.Uint32 // thread ID of the last request with one
 	changed atomic.Int64  // when it last changed (UnixNano)
-	reads   atomic.Int32  // READs being handled
 }
 
 // saw records a request's caller thread, at now.
@@ -41,8 +41,5 @@ func (c *clients) saw(pid uint32, now time.Time) {
 
 // concurrent reports whether a request may arrive while a handler waits.
 func (c *clients) concurrent() bool {
-	if c.reads.Load() > 0 {
-		return true
-	}
 	return time.Now().UnixNano()-c.changed.Load() < int64(concurrencyWindow)
 }

@@ -9,7 +9,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultReaders      = 1
+	DefaultReaders      = 4
 	DefaultMaxReaders   = 32
 	DefaultEntryTimeout = time.Second
 	DefaultAttrTimeout  = time.Second
@@ -33,10 +33,10 @@ const (
 
 // Options tune a mount. The zero value is the default.
 type Options struct {
-	// Readers is the number of goroutines waiting on the kernel for
-	// requests while the mount is idle (default 1: see pool); MaxReaders
-	// caps the readers started for requests that arrive while handlers
-	// wait on the image or on a commit (default 32).
+	// Readers is the number of goroutines kept waiting on the kernel for
+	// requests while requests overlap (default 4); one waits while a single
+	// client thread makes them all (see pool). MaxReaders caps the readers
+	// started while all are busy (default 32).
 	Readers, MaxReaders int
 	// EntryTimeout and AttrTimeout are how long the kernel may cache names
 	// and attributes (default 1 s each; negative means 0). Every change

@@ -2,22 +2,28 @@ package fusefs
 
 import "sync"
 
-// pool keeps readers waiting on the kernel: as few as will do, since the
-// kernel hands each request to the reader that has waited longest, and on a
-// virtual machine waking a thread that has slept a while (its vCPU halted)
-// costs tens of microseconds, while the reader that has just answered is
-// still running. So min readers wait (default 1), and the one that takes a
-// request answers it itself and then reads again: a writer's WRITE and FSYNC
-// reach the same thread (docs/fuse.md, "Readers").
+// pool keeps readers waiting on the kernel, as many as the clients need.
+// The kernel hands each request to the reader that has waited longest, and
+// on a virtual machine waking a thread that has slept a while (its vCPU
+// halted) costs tens of microseconds, while the reader that has just
+// answered is still running. So the pool runs in one of two regimes, chosen
+// request by request by the server's clients tracker:
 //
-// A handler that may wait (a request to the image, another fsync's commit)
-// calls willWait first, which starts another reader if none is waiting, up
-// to max: requests that arrive meanwhile are still read, and fsyncs that
-// arrive during a commit share the next one. A reader that finishes while
-// min others are waiting exits. A handler that waits without calling
-// willWait only delays the requests behind it: nothing a handler waits for
-// depends on another FUSE request being answered, so neither that nor a
-// full pool can deadlock.
+//   - Solo (every request comes from one client thread, which waits for each
+//     answer before it can send another): one reader waits, and the one that
+//     takes a request answers it and reads again, so a writer's WRITE and
+//     FSYNC reach the same thread (docs/fuse.md, "Readers").
+//   - Concurrent: min readers wait (Options.Readers). The reader that takes
+//     the last waiting slot starts another (busy), and a handler about to
+//     wait (a request to the image, another fsync's commit) starts one if
+//     none is waiting (willWait), up to max, so that requests arriving
+//     meanwhile are read at once and fsyncs that arrive during a commit
+//     share the next one.
+//
+// A reader that finishes while enough others wait (one, or min) exits. A
+// handler that waits while no reader does only delays the requests behind
+// it: nothing a handler waits for depends on another FUSE request being
+// answered, so neither that nor a full pool can deadlock.
 type pool struct {
 	mu          sync.Mutex
 	idle, total int
@@ -27,13 +33,13 @@ type pool struct {
 	wg          sync.WaitGroup
 }
 
+// start starts one reader; min is the number kept waiting while requests
+// overlap, max the most there may be.
 func (p *pool) start(min, max int, run func()) {
 	p.min, p.max, p.run = min, max, run
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for range min {
-		p.spawnLocked()
-	}
+	p.spawnLocked()
 }
 
 // spawnLocked starts one more idle reader.
@@ -47,31 +53,41 @@ func (p *pool) spawnLocked() {
 	}()
 }
 
-// busy is called by a reader that has just read a request. It starts no
-// other reader: most requests are answered without waiting, and the next
-// request is best read by this reader again (see pool).
-func (p *pool) busy() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.idle--
-}
-
-// willWait is called before a handler may wait: it starts another reader
-// if none is waiting on the kernel and the pool is below max.
-func (p *pool) willWait() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// growLocked starts a reader if none is waiting and the pool may grow.
+func (p *pool) growLocked() {
 	if p.idle == 0 && p.total < p.max && !p.ended {
 		p.spawnLocked()
 	}
 }
 
-// idleAgain is called by a reader that has answered its request; false means
-// the reader should exit because enough others are waiting.
-func (p *pool) idleAgain() bool {
+// busy is called by a reader that has just read a request; concurrent
+// says whether others may arrive before it is answered.
+func (p *pool) busy(concurrent bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.idle >= p.min || p.ended {
+	p.idle--
+	if concurrent {
+		p.growLocked()
+	}
+}
+
+// willWait is called before a handler may wait while requests may overlap.
+func (p *pool) willWait() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.growLocked()
+}
+
+// idleAgain is called by a reader that has answered its request; false means
+// the reader should exit because enough others are waiting.
+func (p *pool) idleAgain(concurrent bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keep := 1
+	if concurrent {
+		keep = p.min
+	}
+	if p.idle >= keep || p.ended {
 		p.total--
 		return false
 	}

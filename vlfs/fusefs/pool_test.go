@@ -6,16 +6,40 @@ import (
 	"time"
 )
 
-// TestPoolGrowsOnlyBeforeWaits drives the pool's bookkeeping the way readers
-// and handlers do: taking a request starts no reader; a handler about to
-// wait starts one while none is idle, up to max; and readers beyond min
-// leave once enough are idle.
-func TestPoolGrowsOnlyBeforeWaits(t *testing.T) {
+// TestPoolSolo drives the pool the way a single client thread does: one
+// reader waits, taking a request starts no other, and the reader that
+// answers goes back to waiting.
+func TestPoolSolo(t *testing.T) {
+	var p pool
+	release := make(chan struct{})
+	p.start(4, 8, func() { <-release })
+	for i := range 3 {
+		if idle, total := p.size(); idle != 1 || total != 1 {
+			t.Fatalf("round %d: idle %d total %d, want 1 and 1", i, idle, total)
+		}
+		p.busy(false)
+		if idle, total := p.size(); idle != 0 || total != 1 {
+			t.Fatalf("round %d, busy: idle %d total %d, want 0 and 1", i, idle, total)
+		}
+		if !p.idleAgain(false) {
+			t.Fatalf("round %d: the only reader was told to exit", i)
+		}
+	}
+	p.exit()
+	close(release)
+	p.wait()
+}
+
+// TestPoolConcurrent drives the pool's bookkeeping the way readers and
+// handlers do while requests overlap: taking the last waiting slot or
+// waiting with no reader left starts one, up to max; readers beyond min
+// leave once enough are idle; and back to solo, all but one leave.
+func TestPoolConcurrent(t *testing.T) {
 	var p pool
 	started := 0
 	var mu sync.Mutex
 	release := make(chan struct{})
-	p.start(1, 3, func() {
+	p.start(2, 4, func() {
 		mu.Lock()
 		started++
 		mu.Unlock()
@@ -27,14 +51,20 @@ func TestPoolGrowsOnlyBeforeWaits(t *testing.T) {
 		wantIdle, wantAll int
 	}{
 		{"started", func() {}, 1, 1},
-		{"one waits while idle readers remain: no growth", p.willWait, 1, 1},
-		{"the only reader takes a request: no growth", p.busy, 0, 1},
-		{"its handler will wait: grow", p.willWait, 1, 2},
-		{"again, with the new reader idle: no growth", p.willWait, 1, 2},
-		{"the new reader takes a request", p.busy, 0, 2},
-		{"its handler will wait: grow to max", p.willWait, 1, 3},
-		{"the last reader takes a request", p.busy, 0, 3},
-		{"at max: no growth", p.willWait, 0, 3},
+		{"a wait with a reader waiting: no growth", p.willWait, 1, 1},
+		{"the only reader takes a request: grow", func() { p.busy(true) }, 1, 2},
+		{"the new one takes a request: grow", func() { p.busy(true) }, 1, 3},
+		{"the third takes one: grow to max", func() { p.busy(true) }, 1, 4},
+		{"the last takes one: at max", func() { p.busy(true) }, 0, 4},
+		{"a wait at max: no growth", p.willWait, 0, 4},
+		{"one answers: back to waiting", func() { p.idleAgain(true) }, 1, 4},
+		{"another answers: back to waiting (min 2)", func() { p.idleAgain(true) }, 2, 4},
+		{"a third answers: leaves", func() { p.idleAgain(true) }, 2, 3},
+		{"solo again: the last busy one leaves", func() { p.idleAgain(false) }, 2, 2},
+		{"a waiting one takes a request in solo", func() { p.busy(false) }, 1, 2},
+		{"and leaves when done, one still waiting", func() { p.idleAgain(false) }, 1, 1},
+		{"the last takes a request, no growth in solo", func() { p.busy(false) }, 0, 1},
+		{"its handler will wait (requests overlap): grow", p.willWait, 1, 2},
 	}
 	for _, s := range steps {
 		s.do()
@@ -42,14 +72,8 @@ func TestPoolGrowsOnlyBeforeWaits(t *testing.T) {
 			t.Fatalf("%s: idle %d total %d, want %d and %d", s.name, idle, total, s.wantIdle, s.wantAll)
 		}
 	}
-	// Answering: the first goes back to idle, the others leave.
-	for i, want := range []bool{true, false, false} {
-		if got := p.idleAgain(); got != want {
-			t.Fatalf("reader %d idleAgain = %v, want %v", i, got, want)
-		}
-	}
-	if idle, total := p.size(); idle != 1 || total != 1 {
-		t.Fatalf("after answering: idle %d total %d", idle, total)
+	if p.idleAgain(false) {
+		t.Fatal("a reader stayed with another waiting, solo")
 	}
 	p.exit()
 	p.willWait() // ended: starts nothing
@@ -58,14 +82,14 @@ func TestPoolGrowsOnlyBeforeWaits(t *testing.T) {
 	}
 	close(release)
 	p.wait()
-	if started != 3 {
-		t.Fatalf("started %d goroutines, want 3", started)
+	if started != 5 {
+		t.Fatalf("started %d goroutines, want 5", started)
 	}
 }
 
 // TestClientsConcurrent checks when a waiting handler needs another reader:
 // never while one client thread makes every request, at once when a second
-// thread appears or a READ is in progress, and no longer once the second
+// thread appears, and no longer once the second
 // thread has been quiet for the window. Requests of the kernel's own (thread
 // 0) count for nobody.
 func TestClientsConcurrent(t *testing.T) {
@@ -77,11 +101,6 @@ func TestClientsConcurrent(t *testing.T) {
 	if c.concurrent() {
 		t.Fatal("one client thread (and the kernel) seen as concurrent")
 	}
-	c.reads.Add(1)
-	if !c.concurrent() {
-		t.Fatal("a READ in progress not seen as concurrent")
-	}
-	c.reads.Add(-1)
 	c.saw(101, time.Now())
 	if !c.concurrent() {
 		t.Fatal("a second client thread not seen as concurrent")

@@ -31,9 +31,10 @@ func (s *Server) reader() {
 			continue
 		}
 		failures = 0
-		s.pool.busy()
+		s.clients.saw(req.Hdr().Pid, time.Now())
+		s.pool.busy(s.clients.concurrent())
 		s.serve(req)
-		if !s.pool.idleAgain() {
+		if !s.pool.idleAgain(s.clients.concurrent()) {
 			return
 		}
 	}
@@ -56,11 +57,6 @@ func (s *Server) serve(req fuse.Request) {
 	start := time.Now()
 	op := opcodeOf(req)
 	s.ops.arrived(op)
-	s.clients.saw(req.Hdr().Pid, start)
-	if op == opRead {
-		s.clients.reads.Add(1)
-		defer s.clients.reads.Add(-1)
-	}
 	if s.opt.Debug != nil {
 		s.opt.Debug("<- " + req.String())
 	}
