@@ -43,12 +43,16 @@ type PeersConfig struct {
 	// with a note (LoopbackWhy says why).
 	Loopback, LoopbackWhy string
 	// CPUProfile, if set, receives a CPU profile of this process while the
-	// vlfs target runs (the in-process vlfs server and the Go drivers).
+	// vlfs target runs (the in-process vlfs server and the Go drivers; with
+	// Rounds, its last run).
 	CPUProfile string
 	// Head is the profile vlfs's eager placement writes by (vlfs mount
 	// --head profile:FILE); nil: the simulated disk's head.
 	Head *profile.Profile
-	Logf func(format string, args ...any) // progress (stderr)
+	// Rounds > 1 runs every target that many times, rotating which goes
+	// first, and reports medians (peers_rounds.go).
+	Rounds int
+	Logf   func(format string, args ...any) // progress (stderr)
 }
 
 // PeersSizes are the workload sizes.
@@ -114,7 +118,8 @@ func (r peerResult) row(target string) map[string]any {
 }
 
 // RunPeers runs every selected workload on every selected target, one
-// target after another, and reports them side by side with ratios.
+// target after another (cfg.Rounds times), and reports them side by side
+// with ratios.
 func RunPeers(cfg PeersConfig) (*Report, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -127,19 +132,27 @@ func RunPeers(cfg PeersConfig) (*Report, error) {
 	rep.Disk["preset"] = cfg.DiskName
 	env := probePeers(cfg)
 	rep.Notes = append(rep.Notes, env.notes...)
+	var targets []string
 	for _, t := range PeerTargets() {
-		if !slices.Contains(cfg.Targets, t) {
-			continue
+		if slices.Contains(cfg.Targets, t) && env.skip[t] == "" {
+			targets = append(targets, t)
 		}
-		if why := env.skip[t]; why != "" {
-			continue
-		}
-		rows, err := runTarget(cfg, env, t)
-		if err != nil {
-			return nil, fmt.Errorf("peers: %s: %w", t, err)
-		}
-		rep.Rows = append(rep.Rows, rows...)
 	}
+	rounds := make([][]map[string]any, max(cfg.Rounds, 1))
+	for i := range rounds {
+		if len(rounds) > 1 {
+			cfg.Logf("peers: round %d of %d", i+1, len(rounds))
+		}
+		for _, t := range roundOrder(targets, i) {
+			rows, err := runTarget(cfg, env, t)
+			if err != nil {
+				return nil, fmt.Errorf("peers: %s: %w", t, err)
+			}
+			rounds[i] = append(rounds[i], rows...)
+		}
+	}
+	rep.Rows = mergeRounds(rounds)
+	rep.Notes = append(rep.Notes, roundNotes(rounds)...)
 	addRatios(rep)
 	rep.Columns = append(rep.Columns, ratioColumns()...)
 	rep.Notes = append(rep.Notes, targetNotes(rep.Rows)...)
@@ -156,7 +169,8 @@ func peersParams(cfg PeersConfig) map[string]any {
 		"varmail_files": s.VarmailFiles, "oltp_shadows": s.OLTPShadows, "oltp_file_bytes": s.OLTPFileSize,
 		"sqlite_accounts": s.SQLiteRows, "host": host, "date": time.Now().UTC().Format(time.RFC3339),
 		"targets": strings.Join(cfg.Targets, ","), "workloads": strings.Join(cfg.Workloads, ","),
-		"head": headName(cfg.Head), // vlfs's; its rows' head_model is what the volume says
+		"head":   headName(cfg.Head), // vlfs's; its rows' head_model is what the volume says
+		"rounds": max(cfg.Rounds, 1),
 	}
 }
 

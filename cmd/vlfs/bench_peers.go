@@ -30,10 +30,11 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	sparse := fl.Bool("sparse", false, "leave the fuse2fs and vlfs images sparse (default: written full of zeros first, as a disk has no holes)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	quiet := fl.Bool("q", false, "no progress on stderr")
+	rounds := fl.Int("rounds", 1, "run every target this many times, rotating which goes first, and report medians with each round's ratios (a noisy host moves one run's ratios)")
 	var sz sizeFlags
 	sz.register(fl)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--rounds N] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -43,8 +44,12 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return exitUsage
 	}
+	if *rounds < 1 {
+		fmt.Fprintf(stderr, "vlfs bench peers: --rounds %d: need at least 1\n", *rounds)
+		return exitUsage
+	}
 	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile,
-		Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}}
+		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}}
 	if *quick {
 		cfg.Sizes = bench.QuickPeersSizes()
 	}

@@ -121,3 +121,21 @@ func TestBenchPeersHead(t *testing.T) {
 	headRuns(t, p, "peers", "--quick", "-q", "--dir", t.TempDir(), "--targets", bench.PeerVLFS, "--workloads", "fio",
 		"--size", "64MiB", "--seq-size", "2MiB", "--sync-ios", "20")
 }
+
+// TestBenchPeersUsage: arguments that cannot run exit 2 before anything is
+// mounted, saying what is wrong.
+func TestBenchPeersUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rounds", "0"}, "--rounds 0: need at least 1"},
+		{[]string{"--targets", "ext9"}, "ext9"},
+		{[]string{"extra"}, "usage"},
+	} {
+		code, _, errb := runBenchCmd(t, append([]string{"bench", "peers", "-q"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errb, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, errb, exitUsage, c.want)
+		}
+	}
+}
