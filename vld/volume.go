@@ -181,14 +181,3 @@ func defaultReserve(nb int64) int64 {
 	}
 	return r
 }
-
-// SetWaitHook passes f to the device, if it can wait on the host
-// (device.WaitNotifier): f then runs before every device request. It
-// reports whether the device took it.
-func (v *Volume) SetWaitHook(f func()) bool {
-	w, ok := v.dev.(device.WaitNotifier)
-	if ok {
-		w.SetWaitHook(f)
-	}
-	return ok
-}

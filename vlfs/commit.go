@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/vlfs/vlfs/vld"
@@ -20,24 +19,6 @@ type groupCommit struct {
 	started uint64 // commits started
 	done    uint64 // commits finished
 	lastErr error  // result of commit number done
-	// waiting runs before a caller waits for another's commit (SetWaitHook).
-	waiting atomic.Pointer[func()]
-}
-
-// SetWaitHook makes f run before anything in the file system may wait for
-// long: every request to the image, when the device can say so
-// (device.WaitNotifier), and every wait for another caller's commit. A FUSE
-// server answers on as few threads as it can and uses f to start another
-// reader first, so that requests that arrive meanwhile are still read, and
-// fsyncs that arrive during a commit share the next one. f must be cheap and
-// must not call the file system.
-func (fs *FS) SetWaitHook(f func()) {
-	fs.vol.SetWaitHook(f)
-	if f == nil {
-		fs.gc.waiting.Store(nil)
-		return
-	}
-	fs.gc.waiting.Store(&f)
 }
 
 // syncAll makes the whole current file-system state durable. It returns
@@ -50,9 +31,6 @@ func (fs *FS) syncAll() error {
 	led := false
 	for g.done < target {
 		if g.running {
-			if f := g.waiting.Load(); f != nil {
-				(*f)()
-			}
 			g.cond.Wait()
 			continue
 		}

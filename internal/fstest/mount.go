@@ -33,6 +33,9 @@ type Options struct {
 	// NoCheck skips the Check after unmount, for tests that damage the
 	// image on purpose.
 	NoCheck bool
+	// WrapDevice, if set, wraps the image's device before the file system
+	// is mounted on it (a test double that delays or counts requests).
+	WrapDevice func(*device.File) device.Device
 }
 
 // Mounted is a live test mount.
@@ -82,7 +85,7 @@ func MountFS(t testing.TB, o Options) *Mounted {
 	if fsOpt.WriteThroughBytes == 0 {
 		fsOpt.WriteThroughBytes = vlfs.DefaultWriteThrough // as vlfs mount does
 	}
-	m.FS = openFS(t, img, fsOpt)
+	m.FS = openFS(t, img, fsOpt, o.WrapDevice)
 	fo := o.Fuse
 	fo.Image = img
 	if fo.FSName == "" {
@@ -129,11 +132,15 @@ func Mkfs(t testing.TB, path string, size int64, diskName string) {
 }
 
 // openFS opens and mounts the file system in an image.
-func openFS(t testing.TB, img string, o vlfs.Options) *vlfs.FS {
+func openFS(t testing.TB, img string, o vlfs.Options, wrap func(*device.File) device.Device) *vlfs.FS {
 	t.Helper()
-	dev, err := device.OpenFile(img, device.FileOptions{ReadOnly: o.ReadOnly})
+	f, err := device.OpenFile(img, device.FileOptions{ReadOnly: o.ReadOnly})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var dev device.Device = f
+	if wrap != nil {
+		dev = wrap(f)
 	}
 	if o.Logf == nil {
 		o.Logf = t.Logf
@@ -202,7 +209,7 @@ func (m *Mounted) waitServer() {
 // failing the test if the file system is not clean.
 func Check(t testing.TB, img string) {
 	t.Helper()
-	fsys := openFS(t, img, vlfs.Options{ReadOnly: true})
+	fsys := openFS(t, img, vlfs.Options{ReadOnly: true}, nil)
 	defer fsys.Close()
 	if err := fsys.Check(); err != nil {
 		t.Errorf("vlfs Check after unmount: %v", err)
@@ -216,7 +223,7 @@ func Check(t testing.TB, img string) {
 // reports those orphans as unlinked inodes still allocated.
 func CheckRecovered(t testing.TB, img string) {
 	t.Helper()
-	fsys := openFS(t, img, vlfs.Options{})
+	fsys := openFS(t, img, vlfs.Options{}, nil)
 	if err := fsys.Close(); err != nil {
 		t.Errorf("closing after recovery: %v", err)
 	}

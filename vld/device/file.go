@@ -22,7 +22,6 @@ type File struct {
 	f     *os.File     // nil once closed
 	rmwMu sync.RWMutex // O_DIRECT writes: shared by aligned ones, exclusive for read-modify-write
 	fl    flusher
-	hook  waitHook // called before every request (wait_hook.go)
 }
 
 // Path is the path the file was opened with.
@@ -40,7 +39,6 @@ func (d *File) Syncs() uint64 { return d.fl.count() }
 
 // ReadAt implements Device.
 func (d *File) ReadAt(p []byte, off int64) (int, error) {
-	d.hook.call()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.f == nil {
@@ -61,7 +59,6 @@ func (d *File) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt implements Device.
 func (d *File) WriteAt(p []byte, off int64) (int, error) {
-	d.hook.call()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	switch {
@@ -83,7 +80,6 @@ func (d *File) WriteAt(p []byte, off int64) (int, error) {
 // Flush implements Device with fdatasync. On a read-only file it does
 // nothing: there is nothing of ours to make durable.
 func (d *File) Flush() error {
-	d.hook.call()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	switch {

@@ -86,7 +86,6 @@ func (d *File) WriteRunAt(bufs [][]byte, off int64) (int, error) {
 // ReadRunAt implements RunIO with one preadv (O_DIRECT: one aligned read
 // into a joined buffer, which the aligned path needs anyway).
 func (d *File) ReadRunAt(bufs [][]byte, off int64) (int, error) {
-	d.hook.call()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.f == nil {

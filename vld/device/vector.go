@@ -97,7 +97,6 @@ func (c *Crash) WriteVecAt(bufs [][]byte, off int64) (int, error) {
 // WriteVecAt implements VectorWriter with one pwritev (O_DIRECT: one write
 // of the buffers copied together, which the aligned path needs anyway).
 func (d *File) WriteVecAt(bufs [][]byte, off int64) (int, error) {
-	d.hook.call()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	switch {

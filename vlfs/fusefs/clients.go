@@ -5,10 +5,6 @@ import (
 	"time"
 )
 
-// concurrencyWindow is how long after a request from a second client thread
-// the server still expects requests to overlap.
-const concurrencyWindow = 10 * time.Millisecond
-
 // clients tells whether requests may arrive while a handler waits, so that
 // the pool keeps more than one reader only then (pool).
 //
@@ -18,14 +14,15 @@ const concurrencyWindow = 10 * time.Millisecond
 // handled, and a second reader would only cost the wake of another thread
 // (tens of microseconds per request on a virtual machine: docs/fuse.md,
 // "Readers"). Requests the kernel makes on its own behalf (thread ID 0:
-// writeback, release) count for nobody. The exceptions are served one at a
-// time until another thread shows up: several READs of one thread's
-// read-ahead, which each take microseconds from the image's page cache
+// writeback, release) count for nobody. What can overlap anyway is served
+// one at a time until another thread shows up: the READs of one thread's
+// read-ahead or asynchronous direct I/O, served from the image's page cache
 // (measured: sequential reads as fast as with more readers, random reads
-// faster), and requests of a thread that appears while the only reader
-// waits, read once that wait ends (one device flush at most); that thread
-// turns concurrency on for concurrencyWindow.
+// faster), and the first request of a thread that appears while the only
+// reader waits, read once that wait ends (one device flush at most); that
+// thread turns concurrency on for window (Options.ConcurrencyWindow).
 type clients struct {
+	window  time.Duration
 	last    atomic.Uint32 // thread ID of the last request with one
 	changed atomic.Int64  // when it last changed (UnixNano)
 }
@@ -41,5 +38,5 @@ func (c *clients) saw(pid uint32, now time.Time) {
 
 // concurrent reports whether a request may arrive while a handler waits.
 func (c *clients) concurrent() bool {
-	return time.Now().UnixNano()-c.changed.Load() < int64(concurrencyWindow)
+	return time.Now().UnixNano()-c.changed.Load() < int64(c.window)
 }

@@ -9,11 +9,13 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultReaders      = 4
-	DefaultMaxReaders   = 32
-	DefaultEntryTimeout = time.Second
-	DefaultAttrTimeout  = time.Second
-	DefaultStatsFile    = ".vlfs-stats"
+	DefaultReaders    = 4
+	DefaultMaxReaders = 32
+	// DefaultConcurrencyWindow: see Options.ConcurrencyWindow.
+	DefaultConcurrencyWindow = 10 * time.Millisecond
+	DefaultEntryTimeout      = time.Second
+	DefaultAttrTimeout       = time.Second
+	DefaultStatsFile         = ".vlfs-stats"
 	// DefaultMaxReadahead is offered to the kernel, which caps it at its own
 	// limit; 0 would turn readahead off.
 	DefaultMaxReadahead = 1 << 20
@@ -38,6 +40,10 @@ type Options struct {
 	// client thread makes them all (see pool). MaxReaders caps the readers
 	// started while all are busy (default 32).
 	Readers, MaxReaders int
+	// ConcurrencyWindow is how long after a request from a second client
+	// thread the readers stay in their concurrent regime (default 10 ms;
+	// see clients). Tests lengthen it to be independent of scheduling.
+	ConcurrencyWindow time.Duration
 	// EntryTimeout and AttrTimeout are how long the kernel may cache names
 	// and attributes (default 1 s each; negative means 0). Every change
 	// goes through this mount, so the caches cannot go stale behind the
@@ -81,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxReaders < o.Readers {
 		o.MaxReaders = max(DefaultMaxReaders, o.Readers)
+	}
+	if o.ConcurrencyWindow <= 0 {
+		o.ConcurrencyWindow = DefaultConcurrencyWindow
 	}
 	o.EntryTimeout = timeout(o.EntryTimeout, DefaultEntryTimeout)
 	o.AttrTimeout = timeout(o.AttrTimeout, DefaultAttrTimeout)

@@ -13,11 +13,10 @@ import "sync"
 //     answer before it can send another): one reader waits, and the one that
 //     takes a request answers it and reads again, so a writer's WRITE and
 //     FSYNC reach the same thread (docs/fuse.md, "Readers").
-//   - Concurrent: min readers wait (Options.Readers). The reader that takes
-//     the last waiting slot starts another (busy), and a handler about to
-//     wait (a request to the image, another fsync's commit) starts one if
-//     none is waiting (willWait), up to max, so that requests arriving
-//     meanwhile are read at once and fsyncs that arrive during a commit
+//   - Concurrent: min readers wait (Options.Readers), and the reader that
+//     takes the last waiting slot starts another, up to max, so that while
+//     handlers wait (on the image, on a commit) requests that arrive
+//     meanwhile are read at once, and fsyncs that arrive during a commit
 //     share the next one.
 //
 // A reader that finishes while enough others wait (one, or min) exits. A
@@ -53,29 +52,15 @@ func (p *pool) spawnLocked() {
 	}()
 }
 
-// growLocked starts a reader if none is waiting and the pool may grow.
-func (p *pool) growLocked() {
-	if p.idle == 0 && p.total < p.max && !p.ended {
-		p.spawnLocked()
-	}
-}
-
 // busy is called by a reader that has just read a request; concurrent
 // says whether others may arrive before it is answered.
 func (p *pool) busy(concurrent bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.idle--
-	if concurrent {
-		p.growLocked()
+	if concurrent && p.idle == 0 && p.total < p.max && !p.ended {
+		p.spawnLocked()
 	}
-}
-
-// willWait is called before a handler may wait while requests may overlap.
-func (p *pool) willWait() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.growLocked()
 }
 
 // idleAgain is called by a reader that has answered its request; false means

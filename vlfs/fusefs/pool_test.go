@@ -31,9 +31,9 @@ func TestPoolSolo(t *testing.T) {
 }
 
 // TestPoolConcurrent drives the pool's bookkeeping the way readers and
-// handlers do while requests overlap: taking the last waiting slot or
-// waiting with no reader left starts one, up to max; readers beyond min
-// leave once enough are idle; and back to solo, all but one leave.
+// handlers do while requests overlap: taking the last waiting slot starts
+// one, up to max; readers beyond min leave once enough are idle; and back
+// to solo, all but one leave, and taking the last slot starts none.
 func TestPoolConcurrent(t *testing.T) {
 	var p pool
 	started := 0
@@ -51,12 +51,10 @@ func TestPoolConcurrent(t *testing.T) {
 		wantIdle, wantAll int
 	}{
 		{"started", func() {}, 1, 1},
-		{"a wait with a reader waiting: no growth", p.willWait, 1, 1},
 		{"the only reader takes a request: grow", func() { p.busy(true) }, 1, 2},
 		{"the new one takes a request: grow", func() { p.busy(true) }, 1, 3},
 		{"the third takes one: grow to max", func() { p.busy(true) }, 1, 4},
 		{"the last takes one: at max", func() { p.busy(true) }, 0, 4},
-		{"a wait at max: no growth", p.willWait, 0, 4},
 		{"one answers: back to waiting", func() { p.idleAgain(true) }, 1, 4},
 		{"another answers: back to waiting (min 2)", func() { p.idleAgain(true) }, 2, 4},
 		{"a third answers: leaves", func() { p.idleAgain(true) }, 2, 3},
@@ -64,7 +62,7 @@ func TestPoolConcurrent(t *testing.T) {
 		{"a waiting one takes a request in solo", func() { p.busy(false) }, 1, 2},
 		{"and leaves when done, one still waiting", func() { p.idleAgain(false) }, 1, 1},
 		{"the last takes a request, no growth in solo", func() { p.busy(false) }, 0, 1},
-		{"its handler will wait (requests overlap): grow", p.willWait, 1, 2},
+		{"overlap again: it answers, takes another, and the pool grows", func() { p.idleAgain(true); p.busy(true) }, 1, 2},
 	}
 	for _, s := range steps {
 		s.do()
@@ -76,7 +74,7 @@ func TestPoolConcurrent(t *testing.T) {
 		t.Fatal("a reader stayed with another waiting, solo")
 	}
 	p.exit()
-	p.willWait() // ended: starts nothing
+	p.busy(true) // ended: starts nothing
 	if _, total := p.size(); total != 0 {
 		t.Fatalf("a reader started after the connection ended: total %d", total)
 	}
@@ -93,8 +91,8 @@ func TestPoolConcurrent(t *testing.T) {
 // thread has been quiet for the window. Requests of the kernel's own (thread
 // 0) count for nobody.
 func TestClientsConcurrent(t *testing.T) {
-	var c clients
-	long := time.Now().Add(-2 * concurrencyWindow)
+	c := clients{window: time.Second}
+	long := time.Now().Add(-2 * c.window)
 	c.saw(100, long)
 	c.saw(100, long)
 	c.saw(0, time.Now())

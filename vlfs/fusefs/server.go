@@ -86,6 +86,7 @@ func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 func newServer(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
+	s.clients.window = o.ConcurrencyWindow
 	s.handles.init()
 	s.stamps.init()
 	s.refresh.init(s.refreshPending)
@@ -94,22 +95,8 @@ func newServer(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	return s
 }
 
-// start starts the readers, and has the file system tell the pool before it
-// may wait (pool.willWait).
-func (s *Server) start() {
-	if s.fs != nil { // nil in tests of the panic path
-		s.fs.SetWaitHook(s.willWait)
-	}
-	s.pool.start(s.opt.Readers, s.opt.MaxReaders, s.reader)
-}
-
-// willWait runs before the file system may wait: another reader is started
-// if requests may arrive meanwhile (clients).
-func (s *Server) willWait() {
-	if s.clients.concurrent() {
-		s.pool.willWait()
-	}
-}
+// start starts the readers.
+func (s *Server) start() { s.pool.start(s.opt.Readers, s.opt.MaxReaders, s.reader) }
 
 // Readahead is the kernel's read-ahead window of the mount in KiB as Mount
 // left it (0: unknown), and why Mount could not widen it, if it could not
@@ -125,9 +112,6 @@ func (s *Server) Dir() string { return s.dir }
 func (s *Server) Wait() error {
 	s.pool.wait()
 	s.closeOnce.Do(func() {
-		if s.fs != nil {
-			s.fs.SetWaitHook(nil)
-		}
 		s.refresh.close()
 		s.closeErr = s.conn.Close()
 		s.ra.close()
