@@ -1,10 +1,11 @@
 // Package fusefs serves a vlfs file system to the kernel over FUSE, using
 // bazil.org/fuse's low-level API (fuse.Conn.ReadRequest) with its own serving
-// loop: a small pool of reader goroutines, each answering the request it read
-// before reading the next one. A request that has to wait (an fsync waiting
-// for a group commit) simply blocks its reader; when no reader is left
-// waiting on the kernel, the pool starts another one, up to a maximum, so a
-// blocked fsync can never starve the other requests.
+// loop: a pool of reader goroutines, each answering the request it read
+// before reading the next one (pool.go). While one client thread makes every
+// request, one reader serves them, since that thread cannot send another
+// before it has its answer; once several threads do (clients.go), readers
+// are kept waiting beside the busy ones, up to a maximum, so that a blocked
+// fsync does not hold up the other threads' requests.
 //
 // This package is the only place where vlfs errors become errnos (errno.go).
 // A handler never panics: every request runs under recover and a panic is

@@ -31,7 +31,7 @@ func (s *Server) reader() {
 			continue
 		}
 		failures = 0
-		s.clients.saw(req.Hdr().Pid, time.Now())
+		s.clients.saw(req, time.Now())
 		s.pool.busy(s.clients.concurrent())
 		s.serve(req)
 		if !s.pool.idleAgain(s.clients.concurrent()) {
