@@ -29,6 +29,40 @@ type node struct {
 // written, and at a: what address a holds on disk is then n's encoding.
 func (n *node) cleanAt(a vld.Addr) bool { return n != nil && !n.dirty && n.addr == a }
 
+// dirtyNode marks node k (n) changed since it was last written.
+func (in *inode) dirtyNode(k nodeKey, n *node) {
+	n.dirty = true
+	if in.dirtyNodes == nil {
+		in.dirtyNodes = map[nodeKey]*node{}
+	}
+	in.dirtyNodes[k] = n
+}
+
+// cleanNode records that node k (n) was written as it is.
+func (in *inode) cleanNode(k nodeKey, n *node) {
+	n.dirty = false
+	if in.dirtyNodes[k] == n {
+		in.undirtyNode(k)
+	}
+}
+
+// dropNode forgets loaded node k, dirty or not.
+func (in *inode) dropNode(k nodeKey) {
+	delete(in.nodes, k)
+	in.undirtyNode(k)
+}
+
+// undirtyNode takes k out of the dirty set, dropping the set once empty: a
+// Go map keeps the room it grew to, and every commit iterates the set, so
+// after a truncate that dirtied thousands of blocks each later fsync would
+// scan their empty slots.
+func (in *inode) undirtyNode(k nodeKey) {
+	delete(in.dirtyNodes, k)
+	if len(in.dirtyNodes) == 0 {
+		in.dirtyNodes = nil
+	}
+}
+
 // span is per^h: the logical blocks a node of height h covers.
 func (g geometry) span(h int) uint64 {
 	s := uint64(1)
@@ -94,7 +128,7 @@ func (fs *FS) nodeLocked(in *inode, k nodeKey, create bool) (*node, error) {
 	}
 	n := &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
 	if ptr == 0 {
-		n.dirty = true
+		in.dirtyNode(k, n)
 		in.d.Blocks++
 		fs.touchLocked(in)
 	} else if err := fs.readNodeLocked(in, k, n); err != nil {
@@ -160,7 +194,7 @@ func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
 			return err
 		}
 		old = &n.ptrs[slot]
-		n.dirty = true
+		in.dirtyNode(k, n)
 	}
 	if *old != 0 && *old != a { // equal: rewritten in place
 		fs.freeBlockLocked(*old)
@@ -287,7 +321,7 @@ func (fs *FS) punchNodeLocked(in *inode, k nodeKey, from, to uint64) (bool, erro
 				fs.freeBlockLocked(n.ptrs[s])
 				n.ptrs[s] = 0
 				in.d.Blocks--
-				n.dirty = true
+				in.dirtyNode(k, n)
 				fs.touchLocked(in)
 			}
 			continue
@@ -307,7 +341,7 @@ func (fs *FS) punchNodeLocked(in *inode, k nodeKey, from, to uint64) (bool, erro
 		}
 		if n.ptrs[s] != 0 {
 			n.ptrs[s] = 0
-			n.dirty = true
+			in.dirtyNode(k, n)
 			fs.markDirtyLocked(in)
 		}
 	}
@@ -341,7 +375,7 @@ func (fs *FS) freeSubtreeLocked(in *inode, k nodeKey, ptr uint64) error {
 			return err
 		}
 	} else {
-		delete(in.nodes, k)
+		in.dropNode(k)
 		fs.nodes--
 	}
 	for s, c := range n.ptrs {

@@ -42,6 +42,10 @@ const (
 	// FindVolume: the volume's own Check (allocator <-> virtual log <->
 	// the blocks vlfs references) failed.
 	FindVolume FindingKind = "volume"
+	// FindCache: a mounted file system's in-memory state disagrees with
+	// itself (a loaded indirect block's dirty flag and the inode's set of
+	// dirty ones). Never on disk: a bug in the running code.
+	FindCache FindingKind = "cache"
 )
 
 // Finding is one problem Check found. It is an error wrapping ErrCorrupt,

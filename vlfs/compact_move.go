@@ -253,7 +253,7 @@ func (fs *FS) linkNodeLocked(in *inode, k nodeKey, n *node, a vld.Addr) {
 	pk, slot := fs.geo.parentKey(k)
 	p := in.nodes[pk] // loaded with n by nodeLocked, under the same FS.mu
 	p.ptrs[slot] = a
-	p.dirty = true
+	in.dirtyNode(pk, p)
 	fs.markDirtyLocked(in)
 }
 

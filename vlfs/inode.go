@@ -17,7 +17,11 @@ type inode struct {
 
 	data  map[uint64][]byte // dirty file blocks by logical number; nil value = zero block
 	nodes map[nodeKey]*node // loaded indirect blocks
-	dir   *dirState         // directories: loaded entries (nil until needed)
+	// dirtyNodes are the nodes changed since last written (node.dirty), so
+	// that a commit and hasDirtyState need not scan every loaded one: a
+	// large file's fsync would cost in proportion to its size.
+	dirtyNodes map[nodeKey]*node
+	dir        *dirState // directories: loaded entries (nil until needed)
 
 	xattrs     map[string][]byte // nil until loaded
 	xattrDirty bool
@@ -38,12 +42,7 @@ func (in *inode) hasDirtyState() bool {
 	if in.dirty || len(in.data) > 0 || in.xattrDirty || (in.dir != nil && in.dir.ndirty > 0) {
 		return true
 	}
-	for _, n := range in.nodes {
-		if n.dirty {
-			return true
-		}
-	}
-	return false
+	return len(in.dirtyNodes) > 0
 }
 
 // markDirtyLocked records that in has state to write at the next commit.
@@ -191,7 +190,7 @@ func (fs *FS) dropCleanNodesLocked(keep int) {
 	for _, in := range fs.inodes {
 		for k, n := range in.nodes {
 			if !n.dirty {
-				delete(in.nodes, k)
+				in.dropNode(k)
 				fs.nodes--
 			}
 		}

@@ -307,9 +307,9 @@ func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 func (fs *FS) writeNodesLocked(ins []*inode, h int) error {
 	var ws []pendingWrite
 	for _, in := range ins {
-		keys := make([]nodeKey, 0)
-		for k, n := range in.nodes {
-			if n.dirty && int(k.height) == h {
+		var keys []nodeKey
+		for k := range in.dirtyNodes {
+			if int(k.height) == h {
 				keys = append(keys, k)
 			}
 		}
@@ -337,14 +337,16 @@ func (fs *FS) writeNodesLocked(ins []*inode, h int) error {
 func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 	n := in.nodes[k]
 	var parent *node
+	var pk nodeKey
 	var slot uint64
 	if !k.isRoot() {
-		pk, s := fs.geo.parentKey(k)
-		p, err := fs.nodeLocked(in, pk, true)
-		if err != nil {
+		var p *node
+		var err error
+		pk, slot = fs.geo.parentKey(k)
+		if p, err = fs.nodeLocked(in, pk, true); err != nil {
 			return pendingWrite{}, err
 		}
-		parent, slot = p, s
+		parent = p
 	}
 	link := func(a vld.Addr) {
 		if parent == nil {
@@ -352,7 +354,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 			in.changed()
 		} else {
 			parent.ptrs[slot] = a
-			parent.dirty = true
+			in.dirtyNode(pk, parent)
 		}
 		fs.markDirtyLocked(in)
 	}
@@ -360,7 +362,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 		if n.addr != 0 {
 			fs.freeBlockLocked(n.addr)
 		}
-		delete(in.nodes, k)
+		in.dropNode(k)
 		fs.nodes--
 		in.d.Blocks--
 		link(0)
@@ -383,7 +385,8 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 		if n.addr != 0 && n.addr != a {
 			fs.freeBlockLocked(n.addr)
 		}
-		n.addr, n.dirty = a, false
+		n.addr = a
+		in.cleanNode(k, n)
 		link(a)
 		return nil
 	}}, nil
