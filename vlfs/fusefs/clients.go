@@ -26,7 +26,10 @@ import (
 // reads faster), and the first request of a thread that appears while the
 // only reader is busy, read once that request is done (an fsync's commit,
 // or two if it first waits for one already running); that thread turns
-// concurrency on for window (Options.ConcurrencyWindow).
+// concurrency on for window (Options.ConcurrencyWindow). A request the
+// kernel sends from one of its own threads with that thread's ID (a
+// kworker writing back an inode's times) counts as a second thread too:
+// rare, and it costs only a window of the old pool.
 type clients struct {
 	window  time.Duration
 	last    atomic.Uint32 // thread ID of the last request with one
