@@ -83,7 +83,8 @@ func kernelOwn(req fuse.Request) bool {
 	return false
 }
 
-// concurrent reports whether a request may arrive while a handler waits.
-func (c *clients) concurrent() bool {
-	return time.Now().UnixNano()-c.changed.Load() < int64(c.window)
+// concurrent reports whether, at now, a request may arrive while a handler
+// waits.
+func (c *clients) concurrent(now time.Time) bool {
+	return now.UnixNano()-c.changed.Load() < int64(c.window)
 }

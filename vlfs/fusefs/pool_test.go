@@ -121,7 +121,7 @@ func TestClientsConcurrent(t *testing.T) {
 	c := clients{window: time.Second}
 	for _, s := range steps {
 		c.saw(s.req, s.at)
-		if got := c.concurrent(); got != s.want {
+		if got := c.concurrent(time.Now()); got != s.want {
 			t.Fatalf("%s: concurrent %v, want %v", s.name, got, s.want)
 		}
 	}

@@ -31,10 +31,15 @@ func (s *Server) reader() {
 			continue
 		}
 		failures = 0
-		s.clients.saw(req, time.Now())
-		s.pool.busy(s.clients.concurrent())
-		s.serve(req)
-		if !s.pool.idleAgain(s.clients.concurrent()) {
+		// One clock read serves the regime and the request's timing: a
+		// thread seen since counts at once (its change is later than
+		// now), and a window that ends during a long request only keeps
+		// the old pool one request longer.
+		now := time.Now()
+		s.clients.saw(req, now)
+		s.pool.busy(s.clients.concurrent(now))
+		s.serve(req, now)
+		if !s.pool.idleAgain(s.clients.concurrent(now)) {
 			return
 		}
 	}
@@ -52,9 +57,8 @@ func (s *Server) readEnded(err error, failures int) bool {
 	return failures >= maxReadErrors
 }
 
-// serve answers one request and counts it.
-func (s *Server) serve(req fuse.Request) {
-	start := time.Now()
+// serve answers one request, read at start, and counts it.
+func (s *Server) serve(req fuse.Request, start time.Time) {
 	op := opcodeOf(req)
 	s.ops.arrived(op)
 	if s.opt.Debug != nil {
