@@ -139,3 +139,38 @@ func TestBenchPeersUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchPeersRounds: --rounds 2 runs each target twice and reports one
+// row per target and workload, each saying it is the median of 2 rounds,
+// in the shared report shape.
+func TestBenchPeersRounds(t *testing.T) {
+	if ok, why := fstest.Available(); !ok {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("mounts vlfs twice; skipped in -short mode")
+	}
+	code, out, errb := runBenchCmd(t, "bench", "peers", "--quick", "--json", "-q", "--dir", t.TempDir(), "--rounds", "2",
+		"--targets", bench.PeerNative+","+bench.PeerVLFS, "--workloads", "meta", "--size", "64MiB", "--files", "50")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if err := bench.CheckShape([]byte(out), "peers"); err != nil {
+		t.Errorf("shape: %v", err)
+	}
+	r := decodeBench(t, out)
+	seen := map[string]int{}
+	for _, row := range r.Rows {
+		seen[row["target"].(string)+" "+row["workload"].(string)]++
+		if n, _ := row["rounds"].(float64); n != 2 {
+			t.Errorf("%s %s: rounds %v, want 2", row["target"], row["workload"], row["rounds"])
+		}
+	}
+	for _, tg := range []string{bench.PeerNative, bench.PeerVLFS} {
+		for _, w := range []string{"meta-create", "meta-stat", "meta-unlink"} {
+			if n := seen[tg+" "+w]; n != 1 {
+				t.Errorf("%s %s: %d rows, want 1", tg, w, n)
+			}
+		}
+	}
+}
