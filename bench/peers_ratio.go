@@ -57,6 +57,14 @@ type peerGoal struct {
 	what     string
 }
 
+// met says whether the measured ratio v meets the goal.
+func (g peerGoal) met(v float64) bool {
+	if g.atMost {
+		return v <= g.limit
+	}
+	return v >= g.limit
+}
+
 func peerGoals() []peerGoal {
 	return []peerGoal{
 		{"3, 9", "fio-randwrite-fsync", "p50_x_fuse2fs", true, 0.7, "4 KiB write+fsync p50 at most 0.7x fuse2fs"},
@@ -85,12 +93,8 @@ func targetNotes(rows []map[string]any) []string {
 			notes = append(notes, fmt.Sprintf("target (issue %s) %s: not measured in this run", g.issue, g.what))
 			continue
 		}
-		met := v >= g.limit
-		if g.atMost {
-			met = v <= g.limit
-		}
 		verdict := "MET"
-		if !met {
+		if !g.met(v) {
 			verdict = "MISSED"
 		}
 		notes = append(notes, fmt.Sprintf("target (issue %s) %s: measured %.2fx (%s)", g.issue, g.what, v, verdict))

@@ -124,7 +124,7 @@ func roundNotes(rounds [][]map[string]any) []string {
 		}
 		met := 0
 		for _, x := range xs {
-			if (g.atMost && x <= g.limit) || (!g.atMost && x >= g.limit) {
+			if g.met(x) {
 				met++
 			}
 		}

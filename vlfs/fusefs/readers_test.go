@@ -113,44 +113,36 @@ func TestSecondThreadServedDuringFsync(t *testing.T) {
 		}
 		return err
 	}
-	// Thread B's first request: the clients are now two threads.
+	// Thread B looks names up on request; its first makes the clients two
+	// threads.
 	b := make(chan string)
 	bDone := make(chan error, 1)
 	go func() {
-		bDone <- <-onThread(func() error {
-			for name := range b {
-				if err := stat(name); err != nil {
-					return err
-				}
-				bDone <- nil
-			}
-			return nil
-		})
+		runtime.LockOSThread() // every request of B carries one thread ID
+		defer runtime.UnlockOSThread()
+		for name := range b {
+			bDone <- stat(name)
+		}
 	}()
+	defer close(b)
 	b <- "b0"
 	if err := <-bDone; err != nil {
 		t.Fatal(err)
 	}
 	// Thread A fsyncs and blocks in the image's flush.
 	gate.armed.Store(true)
-	aDone := onThread(func() error {
-		return os.WriteFile(filepath.Join(m.Dir, "a"), []byte("durable"), 0o644)
-	})
-	aSync := make(chan error, 1)
-	go func() {
-		if err := <-aDone; err != nil {
-			aSync <- err
-			return
+	aSync := onThread(func() error {
+		name := filepath.Join(m.Dir, "a")
+		if err := os.WriteFile(name, []byte("durable"), 0o644); err != nil {
+			return err
 		}
-		aSync <- <-onThread(func() error {
-			f, err := os.OpenFile(filepath.Join(m.Dir, "a"), os.O_RDWR, 0)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			return f.Sync()
-		})
-	}()
+		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	})
 	select {
 	case <-gate.waiting:
 	case err := <-aSync:
@@ -168,7 +160,6 @@ func TestSecondThreadServedDuringFsync(t *testing.T) {
 		t.Error("thread B's lookup was not answered while thread A's fsync waited on the image")
 	}
 	close(gate.release)
-	close(b)
 	if err := <-aSync; err != nil {
 		t.Fatalf("fsync: %v", err)
 	}
