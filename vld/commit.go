@@ -119,12 +119,13 @@ func (v *Volume) restoreLocked(covers []ondisk.Cover, frees []Addr) {
 
 // takeCoversLocked snapshots the blocks written since the last commit.
 func (v *Volume) takeCoversLocked() []ondisk.Cover {
-	covers := make([]ondisk.Cover, 0, len(v.written))
+	covers := v.commit.covers[:0]
 	for a, c := range v.written {
 		covers = append(covers, ondisk.Cover{Addr: a, CRC: c})
 	}
 	slices.SortFunc(covers, func(a, b ondisk.Cover) int { return cmp.Compare(a.Addr, b.Addr) })
 	v.written = emptied(v.written)
+	v.commit.covers = covers
 	return covers
 }
 
@@ -193,28 +194,35 @@ func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 }
 
 // buildGroupLocked adds one entry per piece to the tree, at addrs, and
-// encodes them with as many covers as fit. It returns the encoded blocks,
-// the blocks the tree recycled and the covers that did not fit.
+// encodes them with as many covers as fit. It returns the encoded blocks
+// (the volume's scratch, to be written before the commit ends), the blocks
+// the tree recycled and the covers that did not fit.
 func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cover, addrs []Addr) ([][]byte, []Addr, []ondisk.Cover, error) {
-	order := make([]uint32, 0, len(pieces))
+	order := v.commit.order[:0]
 	for p := range pieces {
 		order = append(order, p)
 	}
 	slices.Sort(order)
+	v.commit.order = order
 	g := v.log
 	groupSeq, prevRoot := g.nextSeq, g.root
 	var freed []Addr
-	blocks := make([][]byte, len(order))
+	blocks := v.commit.entryBlocks(len(order), v.bs)
 	if len(order) > 0 {
-		g.covered = map[Addr]bool{}
+		if g.covered = emptied(g.covered); g.covered == nil {
+			g.covered = map[Addr]bool{}
+		}
 	}
 	for i, p := range order {
 		ref := ondisk.Ref{Addr: addrs[i], Seq: g.nextSeq}
 		g.nextSeq++
 		ptrs, f := g.add(p, ref)
 		freed = append(freed, f...)
-		payload := make([]byte, v.PayloadSize())
-		copy(payload, pieces[p])
+		payload := g.payload[p] // nothing outside the log holds it (Pieces copies)
+		if len(payload) != v.PayloadSize() {
+			payload = make([]byte, v.PayloadSize())
+		}
+		clear(payload[copy(payload, pieces[p]):])
 		g.payload[p] = payload
 		e := ondisk.Entry{
 			UUID: v.sb.UUID, Seq: ref.Seq, GroupSeq: groupSeq, GroupCount: uint32(len(order)),
@@ -225,7 +233,6 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 		for _, c := range e.Covers {
 			g.covered[c.Addr] = true
 		}
-		blocks[i] = make([]byte, v.bs)
 		if err := e.Encode(blocks[i]); err != nil {
 			v.failed = fmt.Errorf("vld: encoding log entry: %w", err)
 			return nil, nil, nil, v.failed

@@ -83,7 +83,6 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 	if err != nil {
 		return nil, err
 	}
-	blocks := append(append(make([][]byte, 0, n+k), data...), entries...)
 	if len(rest) > 0 {
 		// Too many blocks to cover: the data goes first and is flushed,
 		// then the entries.
@@ -97,8 +96,14 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 		if err := v.writeRunsLocked(entryRuns, entries); err != nil {
 			return nil, err
 		}
-	} else if err := v.writeRunsLocked(runs, blocks); err != nil {
-		return nil, err
+	} else {
+		blocks := append(append(v.commit.blocks[:0], data...), entries...)
+		err := v.writeRunsLocked(runs, blocks)
+		clear(blocks) // the client's blocks are its own again
+		v.commit.blocks = blocks[:0]
+		if err != nil {
+			return nil, err
+		}
 	}
 	v.endGatherLocked()
 	if err := v.flushUnlocked(); err != nil {

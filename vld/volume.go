@@ -49,6 +49,39 @@ type Volume struct {
 	buf      []byte      // one block, for metadata I/O under mu
 	gather   gatherState // writes held back for the next commit (gather.go)
 	maxTrack int         // maxTrackBlocks, once known
+	commit   commitScratch
+}
+
+// commitScratch is what a commit builds and writes before it returns,
+// kept from one commit to the next so that a small synchronous commit
+// allocates no fresh blocks: the device and the gather copy what they
+// are given, so nothing here outlives the commit that filled it. Guarded
+// by commitMu (and filled under mu).
+type commitScratch struct {
+	covers  []ondisk.Cover
+	order   []uint32
+	entries [][]byte // encoded log entries, one block each (at most scratchEntries)
+	blocks  [][]byte // data and entries, in write order (cleared after use)
+}
+
+// scratchEntries bounds the entry blocks kept: a commit of more pieces
+// (a storm's, or a checkpoint's worth) is rare and gets fresh ones.
+const scratchEntries = 16
+
+// entryBlocks returns n block buffers for encoded log entries. Encode
+// writes every byte of a block, so old contents need no clearing.
+func (c *commitScratch) entryBlocks(n, bs int) [][]byte {
+	if n > scratchEntries {
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = make([]byte, bs)
+		}
+		return out
+	}
+	for len(c.entries) < n {
+		c.entries = append(c.entries, make([]byte, bs))
+	}
+	return c.entries[:n]
 }
 
 // RecoveryInfo says how the last Open found the log.

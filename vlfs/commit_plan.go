@@ -2,7 +2,6 @@ package vlfs
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
@@ -12,8 +11,10 @@ import (
 var errReadOnlyCommit = errors.New("vlfs: read-only, nothing to commit")
 
 // commitPlan is a commit's snapshot: the encoded inode blocks to write and
-// the inode-map pieces as they are before those blocks land. It holds
-// copies, so the volume can use it without FS.mu.
+// the inode-map pieces as they are before those blocks land. The volume
+// uses it without FS.mu: its inode blocks are the cache's own buffers,
+// which nothing encodes into while FS.committing is set (writeOutLocked
+// leaves inode blocks alone then), and the rest is the plan's.
 type commitPlan struct {
 	perPiece uint64
 	size     int // piece payload size
@@ -21,11 +22,43 @@ type commitPlan struct {
 
 	ins    []*inode   // every inode dirty when the plan was made
 	ibns   []uint64   // inode blocks to write, in order
-	bufs   [][]byte   // their contents (copies)
+	bufs   [][]byte   // their contents (the cached blocks, unchanged until the plan is applied)
 	near   []vld.Addr // placement hints: their old copies (none under range placement)
 	groups [][]inodeVer
-	pieces []uint32              // pieces to commit, in order
-	base   map[uint32][]vld.Addr // their addresses before this commit
+	pieces []uint32 // pieces to commit, in order
+	// scratch holds each piece's addresses before this commit (base[i]
+	// for pieces[i]) and the payloads encode builds from them.
+	scratch *planScratch
+}
+
+// planScratch is the part of a plan that the volume copies before the
+// commit returns, kept from one commit to the next so that a small commit
+// allocates no fresh piece-sized buffers. Guarded by FS.commitMu: one plan
+// at a time uses it.
+type planScratch struct {
+	base     [][]vld.Addr
+	payloads [][]byte
+	out      map[uint32][]byte
+}
+
+// maxScratchPieces bounds what planScratch keeps: a commit of more pieces
+// (after a storm of creates) is rare and allocates.
+const maxScratchPieces = 16
+
+// reset prepares the scratch for a plan of n pieces, dropping what a large
+// plan left.
+func (s *planScratch) reset(n int) {
+	if len(s.base) > maxScratchPieces {
+		*s = planScratch{}
+	}
+	for len(s.base) < n {
+		s.base = append(s.base, nil)
+		s.payloads = append(s.payloads, nil)
+	}
+	if s.out == nil {
+		s.out = make(map[uint32][]byte)
+	}
+	clear(s.out)
 }
 
 // inodeVer is an inode and the version of its record that a plan encoded.
@@ -41,7 +74,7 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &commitPlan{perPiece: fs.geo.perPiece, size: fs.geo.payload, ins: ins, base: map[uint32][]vld.Addr{}}
+	p := &commitPlan{perPiece: fs.geo.perPiece, size: fs.geo.payload, ins: ins, scratch: &fs.plan}
 	ibns, byBlock := fs.inodeGroupsLocked(ins)
 	for _, ibn := range ibns {
 		group := byBlock[ibn]
@@ -54,7 +87,7 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 			continue // freed: the inode map change is already pending
 		}
 		p.ibns = append(p.ibns, ibn)
-		p.bufs = append(p.bufs, slices.Clone(blk))
+		p.bufs = append(p.bufs, blk)
 		p.near = append(p.near, fs.inodeHintLocked(ibn))
 		vs := make([]inodeVer, len(group))
 		for i, in := range group {
@@ -64,8 +97,9 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 		fs.imap.markPiece(ibn)
 	}
 	p.pieces = fs.imap.takeDirtySet()
-	for _, pc := range p.pieces {
-		p.base[pc] = fs.imap.pieceAddrs(pc)
+	p.scratch.reset(len(p.pieces))
+	for i, pc := range p.pieces {
+		p.scratch.base[i] = fs.imap.pieceAddrs(pc, p.scratch.base[i])
 	}
 	p.payload = p.encode
 	return p, nil
@@ -73,20 +107,26 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 
 // encode returns the payload of every planned piece with the inode blocks
 // at addrs. It touches nothing but the plan (the volume calls it under its
-// own lock).
+// own lock, once per commit, and copies what it keeps). It sets the new
+// addresses in the plan's copy of each piece, so a second call with the
+// same addrs returns the same payloads.
 func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
-	out := make(map[uint32][]byte, len(p.pieces))
-	for _, pc := range p.pieces {
-		as := slices.Clone(p.base[pc])
+	s := p.scratch
+	for j, pc := range p.pieces {
+		as := s.base[j]
 		lo := uint64(pc) * p.perPiece
 		for i, ibn := range p.ibns {
 			if i < len(addrs) && ibn >= lo && ibn < lo+p.perPiece {
 				as[ibn-lo] = addrs[i]
 			}
 		}
-		out[pc] = encodePiece(pc, as, p.size)
+		if len(s.payloads[j]) != p.size {
+			s.payloads[j] = make([]byte, p.size)
+		}
+		ondisk.EncodePiece(s.payloads[j], pc, as)
+		s.out[pc] = s.payloads[j]
 	}
-	return out
+	return s.out
 }
 
 // writeOpts are the placement hints of the inode blocks: each replaces its
@@ -97,12 +137,6 @@ func (p *commitPlan) writeOpts() vld.WriteOpts {
 		o.Replaces[i] = a != 0
 	}
 	return o
-}
-
-func encodePiece(pc uint32, addrs []vld.Addr, size int) []byte {
-	b := make([]byte, size)
-	ondisk.EncodePiece(b, pc, addrs)
-	return b
 }
 
 // applyCommitLocked records where the inode blocks landed: the inode map

@@ -34,7 +34,7 @@
 // than an RWMutex because even reads fill caches (inodes, directories,
 // indirect blocks). FS.commitMu serialises commits: the leader of a group
 // commit takes commitMu, takes mu to write out dirty state and encode the
-// inode blocks (a commitPlan of copies), releases mu and runs the volume's
+// inode blocks (a commitPlan), releases mu and runs the volume's
 // WriteCommit (inode blocks, log entries, the slow device flush) with only
 // commitMu held, so other operations proceed meanwhile; FS.committing keeps
 // them from writing inode blocks until mu is taken again to apply the plan.

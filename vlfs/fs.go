@@ -30,8 +30,9 @@ func defaultLimits() cacheLimits {
 
 // FS is a mounted vlfs file system. Its methods are safe for concurrent use.
 type FS struct {
-	commitMu sync.Mutex // serialises commits; see the package doc
-	mu       sync.Mutex // guards everything below
+	commitMu sync.Mutex  // serialises commits; see the package doc
+	plan     planScratch // guarded by commitMu
+	mu       sync.Mutex  // guards everything below
 
 	vol      *vld.Volume
 	opts     Options
@@ -62,6 +63,7 @@ type FS struct {
 	failed      error      // set when the volume failed; every later write returns it
 	committing  bool       // a commit's inode blocks are in flight: they and the inode map are the commit's
 	zero        []byte     // one block of zeros, never written to
+	scratch     writeScratch
 
 	cm      compaction // the idle-time compactor's view (compact.go)
 	gc      groupCommit

@@ -54,9 +54,10 @@ func (m *inodeMap) markPiece(ibn uint64) {
 	m.dirty[uint32(ibn/m.geo.perPiece)] = struct{}{}
 }
 
-// pieceAddrs returns a copy of the addresses piece p holds.
-func (m *inodeMap) pieceAddrs(p uint32) []vld.Addr {
-	out := make([]vld.Addr, m.geo.perPiece)
+// pieceAddrs copies the addresses piece p holds into out (reused when it
+// has room) and returns it.
+func (m *inodeMap) pieceAddrs(p uint32, out []vld.Addr) []vld.Addr {
+	out = slices.Grow(out[:0], int(m.geo.perPiece))[:m.geo.perPiece]
 	lo := uint64(p) * m.geo.perPiece
 	for i := range out {
 		out[i] = m.addr(lo + uint64(i))

@@ -273,13 +273,46 @@ func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {
 	return out, nil
 }
 
+// writeScratch is what writeAllLocked and writeNodesLocked hand the
+// volume, kept from one call to the next: WriteBlocks copies the blocks
+// (into its gathered run or to the device) before it returns and keeps
+// none of these slices. Guarded by FS.mu.
+type writeScratch struct {
+	bufs  [][]byte
+	near  []vld.Addr
+	rep   []bool
+	keys  []nodeKey
+	nodes [][]byte // indirect-block encodings, at most maxScratchNodes
+}
+
+// maxScratchNodes bounds the indirect-block buffers kept: a commit that
+// writes more of one height (a large file's write-out) allocates the rest.
+const maxScratchNodes = 16
+
+// nodeBuf returns the i-th buffer for an indirect block's encoding, which
+// EncodeIndirect overwrites whole.
+func (s *writeScratch) nodeBuf(i, bs int) []byte {
+	if i >= maxScratchNodes {
+		return make([]byte, bs)
+	}
+	for len(s.nodes) <= i {
+		s.nodes = append(s.nodes, make([]byte, bs))
+	}
+	return s.nodes[i]
+}
+
 // writeAllLocked writes ws in chunks and applies each returned address.
 func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 	var last vld.Addr // where the previous chunk's last block went
+	s := &fs.scratch
+	defer func() { clear(s.bufs[:cap(s.bufs)]) }() // the blocks are their owners' again
 	for len(ws) > 0 {
 		n := min(len(ws), writeChunk)
-		bufs := make([][]byte, n)
-		o := vld.WriteOpts{Meta: meta, Near: make([]vld.Addr, n), Replaces: make([]bool, n)}
+		s.bufs = slices.Grow(s.bufs[:0], n)[:n]
+		s.near = slices.Grow(s.near[:0], n)[:n]
+		s.rep = slices.Grow(s.rep[:0], n)[:n]
+		bufs := s.bufs
+		o := vld.WriteOpts{Meta: meta, Near: s.near, Replaces: s.rep}
 		for i := range bufs {
 			bufs[i], o.Near[i], o.Replaces[i] = ws[i].buf, ws[i].near, ws[i].rep
 		}
@@ -307,20 +340,16 @@ func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 func (fs *FS) writeNodesLocked(ins []*inode, h int) error {
 	var ws []pendingWrite
 	for _, in := range ins {
-		var keys []nodeKey
+		keys := fs.scratch.keys[:0]
 		for k := range in.dirtyNodes {
 			if int(k.height) == h {
 				keys = append(keys, k)
 			}
 		}
-		slices.SortFunc(keys, func(a, b nodeKey) int {
-			if a.root != b.root {
-				return cmp.Compare(a.root, b.root)
-			}
-			return cmp.Compare(a.idx, b.idx)
-		})
+		fs.scratch.keys = keys
+		slices.SortFunc(keys, compareNodeKeys)
 		for _, k := range keys {
-			w, err := fs.nodeWriteLocked(in, k)
+			w, err := fs.nodeWriteLocked(in, k, fs.scratch.nodeBuf(len(ws), fs.geo.bs))
 			if err != nil {
 				return err
 			}
@@ -332,9 +361,17 @@ func (fs *FS) writeNodesLocked(ins []*inode, h int) error {
 	return fs.writeAllLocked(ws, true)
 }
 
-// nodeWriteLocked prepares the write of dirty node k, or drops it at once
-// if it is empty.
-func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
+// compareNodeKeys orders indirect blocks by root, then index.
+func compareNodeKeys(a, b nodeKey) int {
+	if a.root != b.root {
+		return cmp.Compare(a.root, b.root)
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// nodeWriteLocked prepares the write of dirty node k, encoded into buf, or
+// drops it at once if it is empty.
+func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, error) {
 	n := in.nodes[k]
 	var parent *node
 	var pk nodeKey
@@ -369,7 +406,6 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey) (pendingWrite, error) {
 		in.changed()
 		return pendingWrite{}, nil
 	}
-	buf := make([]byte, fs.geo.bs)
 	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs)
 	near, rep := n.addr, n.addr != 0
 	if !rep {
@@ -470,6 +506,11 @@ func (fs *FS) encodeInodeBlockLocked(ibn uint64, group []*inode) ([]byte, error)
 // writes those blocks and points the inode map at them. A block left with
 // no inode in use is freed instead.
 func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
+	if fs.committing {
+		// The commit in flight is writing the cached inode blocks as they
+		// are (commitPlan): encoding into them now would tear its snapshot.
+		return fmt.Errorf("vlfs: inode blocks written while a commit holds them: %w", ErrCorrupt)
+	}
 	ibns, byBlock := fs.inodeGroupsLocked(ins)
 	var ws []pendingWrite
 	for _, ibn := range ibns {
