@@ -30,7 +30,8 @@ const (
 // every block written since the previous commit ("covers"), so recovery
 // can tell whether the newest group landed whole. When the covers do not
 // fit in the group, the data is flushed first instead. One device flush
-// ends the commit.
+// ends the commit. The volume copies the payloads: the caller may reuse
+// them once Commit returns.
 func (v *Volume) Commit(pieces map[uint32][]byte) error {
 	for p, b := range pieces {
 		if len(b) > v.PayloadSize() {

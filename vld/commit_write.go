@@ -13,7 +13,9 @@ import (
 // window when there is room, so a synchronous small write costs one
 // positioning and one controller overhead instead of two. payload is called
 // with the data's addresses (under the volume's lock: it must not call the
-// volume) and returns the payloads of the pieces named in pieces.
+// volume) and returns the payloads of the pieces named in pieces. The
+// volume copies the payloads and keeps none of data's slices once it
+// returns, so the caller may reuse all of them.
 //
 // The durability contract is Commit's: on return data and pieces are
 // durable; a crash before that recovers the previous state.

@@ -82,7 +82,9 @@ func (v *Volume) maxTrackBlocks() int {
 }
 
 // WriteBlocks writes data eagerly near the head and returns where each block
-// went. The writes are not durable until the next Commit.
+// went. The writes are not durable until the next Commit. The volume keeps
+// none of data's or o's slices once it returns (the device, or a gathered
+// run, has its own copy), so the caller may reuse them.
 func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 	if len(data) == 0 {
 		return nil, nil
