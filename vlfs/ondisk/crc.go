@@ -46,6 +46,17 @@ func sealed(b []byte, crcOff int) bool {
 	return binary.LittleEndian.Uint32(b[crcOff:]) == Checksum(b, crcOff)
 }
 
+// putAddrs writes as many of addrs as fit at the start of dst, 8 bytes each,
+// and zeroes the rest of dst: every byte is written once, where clearing
+// the whole block first wrote most of them twice.
+func putAddrs(dst []byte, addrs []uint64) {
+	n := min(len(addrs), len(dst)/8)
+	for i, a := range addrs[:n] {
+		le.PutUint64(dst[8*i:], a)
+	}
+	clear(dst[8*n:])
+}
+
 // allZero reports whether every byte of b is zero.
 func allZero(b []byte) bool {
 	for _, c := range b {

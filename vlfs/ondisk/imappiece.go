@@ -31,15 +31,12 @@ func PerPiece(n int) int { return max(n-PieceHeaderSize, 0) / 8 }
 // EncodePiece writes piece number index holding addrs into b (the whole
 // payload; len(addrs) == PerPiece(len(b))).
 func EncodePiece(b []byte, index uint32, addrs []uint64) {
-	clear(b)
-	n := min(len(addrs), PerPiece(len(b)))
+	clear(b[:PieceHeaderSize])
 	le.PutUint32(b[0:], PieceMagic)
 	b[4] = FormatVersion
 	le.PutUint32(b[8:], index)
 	le.PutUint32(b[12:], uint32(PerPiece(len(b))))
-	for i, a := range addrs[:n] {
-		le.PutUint64(b[PieceHeaderSize+8*i:], a)
-	}
+	putAddrs(b[PieceHeaderSize:], addrs)
 	seal(b, pieceCRCOff)
 }
 

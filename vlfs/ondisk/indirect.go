@@ -20,10 +20,7 @@ func PerIndirect(bs int) int { return max(bs-BlockHeaderSize, 0) / 8 }
 // holding addrs (len(addrs) == PerIndirect(len(b))) into b.
 func EncodeIndirect(b []byte, owner uint64, level int, addrs []uint64) {
 	putHeader(b, blockHeader{magic: IndirectMagic, level: uint8(level), owner: owner})
-	clear(b[BlockHeaderSize:])
-	for i, a := range addrs[:min(len(addrs), PerIndirect(len(b)))] {
-		le.PutUint64(b[BlockHeaderSize+8*i:], a)
-	}
+	putAddrs(b[BlockHeaderSize:], addrs)
 	seal(b, blockCRCOff)
 }
 
