@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"sync"
 
+	"github.com/vlfs/vlfs/internal/scratch"
 	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -60,28 +61,19 @@ type Volume struct {
 type commitScratch struct {
 	covers  []ondisk.Cover
 	order   []uint32
-	entries [][]byte // encoded log entries, one block each (at most scratchEntries)
-	blocks  [][]byte // data and entries, in write order (cleared after use)
+	entries scratch.Slices[byte] // encoded log entries, one block each
+	encoded [][]byte             // this commit's entries, in order
+	blocks  [][]byte             // data and entries, in write order (cleared after use)
 }
-
-// scratchEntries bounds the entry blocks kept: a commit of more pieces
-// (a storm's, or a checkpoint's worth) is rare and gets fresh ones.
-const scratchEntries = 16
 
 // entryBlocks returns n block buffers for encoded log entries. Encode
 // writes every byte of a block, so old contents need no clearing.
 func (c *commitScratch) entryBlocks(n, bs int) [][]byte {
-	if n > scratchEntries {
-		out := make([][]byte, n)
-		for i := range out {
-			out[i] = make([]byte, bs)
-		}
-		return out
+	c.encoded = c.encoded[:0]
+	for i := range n {
+		c.encoded = append(c.encoded, c.entries.Get(i, bs))
 	}
-	for len(c.entries) < n {
-		c.entries = append(c.entries, make([]byte, bs))
-	}
-	return c.entries[:n]
+	return c.encoded
 }
 
 // RecoveryInfo says how the last Open found the log.

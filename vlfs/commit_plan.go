@@ -3,6 +3,7 @@ package vlfs
 import (
 	"errors"
 
+	"github.com/vlfs/vlfs/internal/scratch"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -36,29 +37,10 @@ type commitPlan struct {
 // allocates no fresh piece-sized buffers. Guarded by FS.commitMu: one plan
 // at a time uses it.
 type planScratch struct {
-	base     [][]vld.Addr
-	payloads [][]byte
+	kept     scratch.Slices[vld.Addr]
+	base     [][]vld.Addr // this plan's: base[i] is pieces[i]'s addresses
+	payloads scratch.Slices[byte]
 	out      map[uint32][]byte
-}
-
-// maxScratchPieces bounds what planScratch keeps: a commit of more pieces
-// (after a storm of creates) is rare and allocates.
-const maxScratchPieces = 16
-
-// reset prepares the scratch for a plan of n pieces, dropping what a large
-// plan left.
-func (s *planScratch) reset(n int) {
-	if len(s.base) > maxScratchPieces {
-		*s = planScratch{}
-	}
-	for len(s.base) < n {
-		s.base = append(s.base, nil)
-		s.payloads = append(s.payloads, nil)
-	}
-	if s.out == nil {
-		s.out = make(map[uint32][]byte)
-	}
-	clear(s.out)
 }
 
 // inodeVer is an inode and the version of its record that a plan encoded.
@@ -97,9 +79,12 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 		fs.imap.markPiece(ibn)
 	}
 	p.pieces = fs.imap.takeDirtySet()
-	p.scratch.reset(len(p.pieces))
+	s := p.scratch
+	s.base = s.base[:0]
 	for i, pc := range p.pieces {
-		p.scratch.base[i] = fs.imap.pieceAddrs(pc, p.scratch.base[i])
+		as := s.kept.Get(i, int(fs.geo.perPiece))
+		fs.imap.pieceAddrs(pc, as)
+		s.base = append(s.base, as)
 	}
 	p.payload = p.encode
 	return p, nil
@@ -112,6 +97,10 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 // same addrs returns the same payloads.
 func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
 	s := p.scratch
+	if s.out == nil {
+		s.out = make(map[uint32][]byte)
+	}
+	clear(s.out)
 	for j, pc := range p.pieces {
 		as := s.base[j]
 		lo := uint64(pc) * p.perPiece
@@ -120,11 +109,9 @@ func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
 				as[ibn-lo] = addrs[i]
 			}
 		}
-		if len(s.payloads[j]) != p.size {
-			s.payloads[j] = make([]byte, p.size)
-		}
-		ondisk.EncodePiece(s.payloads[j], pc, as)
-		s.out[pc] = s.payloads[j]
+		b := s.payloads.Get(j, p.size)
+		ondisk.EncodePiece(b, pc, as)
+		s.out[pc] = b
 	}
 	return s.out
 }

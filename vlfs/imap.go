@@ -54,15 +54,12 @@ func (m *inodeMap) markPiece(ibn uint64) {
 	m.dirty[uint32(ibn/m.geo.perPiece)] = struct{}{}
 }
 
-// pieceAddrs copies the addresses piece p holds into out (reused when it
-// has room) and returns it.
-func (m *inodeMap) pieceAddrs(p uint32, out []vld.Addr) []vld.Addr {
-	out = slices.Grow(out[:0], int(m.geo.perPiece))[:m.geo.perPiece]
+// pieceAddrs copies the addresses piece p holds into out (perPiece long).
+func (m *inodeMap) pieceAddrs(p uint32, out []vld.Addr) {
 	lo := uint64(p) * m.geo.perPiece
 	for i := range out {
 		out[i] = m.addr(lo + uint64(i))
 	}
-	return out
 }
 
 // takeDirtySet returns the changed pieces, sorted, and clears the set.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/vlfs/vlfs/internal/scratch"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -282,23 +283,7 @@ type writeScratch struct {
 	near  []vld.Addr
 	rep   []bool
 	keys  []nodeKey
-	nodes [][]byte // indirect-block encodings, at most maxScratchNodes
-}
-
-// maxScratchNodes bounds the indirect-block buffers kept: a commit that
-// writes more of one height (a large file's write-out) allocates the rest.
-const maxScratchNodes = 16
-
-// nodeBuf returns the i-th buffer for an indirect block's encoding, which
-// EncodeIndirect overwrites whole.
-func (s *writeScratch) nodeBuf(i, bs int) []byte {
-	if i >= maxScratchNodes {
-		return make([]byte, bs)
-	}
-	for len(s.nodes) <= i {
-		s.nodes = append(s.nodes, make([]byte, bs))
-	}
-	return s.nodes[i]
+	nodes scratch.Slices[byte] // indirect-block encodings (EncodeIndirect overwrites them whole)
 }
 
 // writeAllLocked writes ws in chunks and applies each returned address.
@@ -349,7 +334,7 @@ func (fs *FS) writeNodesLocked(ins []*inode, h int) error {
 		fs.scratch.keys = keys
 		slices.SortFunc(keys, compareNodeKeys)
 		for _, k := range keys {
-			w, err := fs.nodeWriteLocked(in, k, fs.scratch.nodeBuf(len(ws), fs.geo.bs))
+			w, err := fs.nodeWriteLocked(in, k, fs.scratch.nodes.Get(len(ws), fs.geo.bs))
 			if err != nil {
 				return err
 			}
