@@ -17,21 +17,25 @@ type nodeKey struct {
 	idx          uint64
 }
 
-// node is a loaded indirect block. A dirty node is written at the next
-// write-out; a new node has addr 0.
+// node is a loaded indirect block. A dirty node (in its inode's
+// dirtyNodes) is written at the next write-out; a new node has addr 0.
 type node struct {
-	addr  vld.Addr
-	ptrs  []uint64
-	dirty bool
+	addr vld.Addr
+	ptrs []uint64
 }
 
-// cleanAt reports whether n is loaded, unchanged since it was read or
-// written, and at a: what address a holds on disk is then n's encoding.
-func (n *node) cleanAt(a vld.Addr) bool { return n != nil && !n.dirty && n.addr == a }
+// nodeDirty reports whether node k (n) changed since it was last written.
+func (in *inode) nodeDirty(k nodeKey, n *node) bool { return in.dirtyNodes[k] == n }
+
+// nodeCleanAt reports whether node k (n) is loaded, unchanged since it was
+// read or written, and at a: what address a holds on disk is then n's
+// encoding.
+func (in *inode) nodeCleanAt(k nodeKey, n *node, a vld.Addr) bool {
+	return n != nil && !in.nodeDirty(k, n) && n.addr == a
+}
 
 // dirtyNode marks node k (n) changed since it was last written.
 func (in *inode) dirtyNode(k nodeKey, n *node) {
-	n.dirty = true
 	if in.dirtyNodes == nil {
 		in.dirtyNodes = map[nodeKey]*node{}
 	}
@@ -40,8 +44,7 @@ func (in *inode) dirtyNode(k nodeKey, n *node) {
 
 // cleanNode records that node k (n) was written as it is.
 func (in *inode) cleanNode(k nodeKey, n *node) {
-	n.dirty = false
-	if in.dirtyNodes[k] == n {
+	if in.nodeDirty(k, n) {
 		in.undirtyNode(k)
 	}
 }

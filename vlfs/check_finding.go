@@ -43,8 +43,8 @@ const (
 	// the blocks vlfs references) failed.
 	FindVolume FindingKind = "volume"
 	// FindCache: a mounted file system's in-memory state disagrees with
-	// itself (a loaded indirect block's dirty flag and the inode's set of
-	// dirty ones). Never on disk: a bug in the running code.
+	// itself (an inode's set of dirty indirect blocks holds one that is not
+	// the loaded block). Never on disk: a bug in the running code.
 	FindCache FindingKind = "cache"
 )
 

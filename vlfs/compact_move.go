@@ -167,7 +167,7 @@ func (fs *FS) ownsLocked(m *move) (ok, dirty bool, err error) {
 			return false, false, err
 		}
 		m.n = n
-		return n.addr == m.addr, n.dirty, nil
+		return n.addr == m.addr, in.nodeDirty(m.o.nodeKey(), n), nil
 	}
 	lbn := m.o.aux()
 	a, err := fs.bmapLocked(in, lbn)
@@ -197,7 +197,7 @@ func (fs *FS) readMovesLocked(ms []move) error {
 			ms[i].buf, ms[i].recent = b, true
 			continue
 		}
-		if m := ms[i]; m.o.kind() == ownNode && m.n.cleanAt(m.addr) {
+		if m := ms[i]; m.o.kind() == ownNode && m.in.nodeCleanAt(m.o.nodeKey(), m.n, m.addr) {
 			ms[i].buf = make([]byte, fs.geo.bs)
 			ondisk.EncodeIndirect(ms[i].buf, uint64(m.in.ino), int(m.o.nodeKey().height), m.n.ptrs)
 			continue

@@ -186,7 +186,11 @@ func (fs *FS) inMemoryLocked(b compactor.Block) bool {
 		return false
 	}
 	in := fs.inodes[o.ino()]
-	return in != nil && in.nodes[o.nodeKey()].cleanAt(b.Addr)
+	if in == nil {
+		return false
+	}
+	k := o.nodeKey()
+	return in.nodeCleanAt(k, in.nodes[k], b.Addr)
 }
 
 // Move implements compactor.Target (compact_move.go).

@@ -17,9 +17,9 @@ type inode struct {
 
 	data  map[uint64][]byte // dirty file blocks by logical number; nil value = zero block
 	nodes map[nodeKey]*node // loaded indirect blocks
-	// dirtyNodes are the nodes changed since last written (node.dirty), so
-	// that a commit and hasDirtyState need not scan every loaded one: a
-	// large file's fsync would cost in proportion to its size.
+	// dirtyNodes are the loaded nodes changed since last written, kept as
+	// a set so that a commit and hasDirtyState need not scan every loaded
+	// one: a large file's fsync would cost in proportion to its size.
 	dirtyNodes map[nodeKey]*node
 	dir        *dirState // directories: loaded entries (nil until needed)
 
@@ -189,7 +189,7 @@ func (fs *FS) shrinkCachesLocked() {
 func (fs *FS) dropCleanNodesLocked(keep int) {
 	for _, in := range fs.inodes {
 		for k, n := range in.nodes {
-			if !n.dirty {
+			if !in.nodeDirty(k, n) {
 				in.dropNode(k)
 				fs.nodes--
 			}
