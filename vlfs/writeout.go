@@ -290,7 +290,8 @@ type writeScratch struct {
 func (fs *FS) writeAllLocked(ws []pendingWrite, meta bool) error {
 	var last vld.Addr // where the previous chunk's last block went
 	s := &fs.scratch
-	defer func() { clear(s.bufs[:cap(s.bufs)]) }() // the blocks are their owners' again
+	used := min(len(ws), writeChunk)        // the first chunk is the largest
+	defer func() { clear(s.bufs[:used]) }() // the blocks are their owners' again
 	for len(ws) > 0 {
 		n := min(len(ws), writeChunk)
 		s.bufs = slices.Grow(s.bufs[:0], n)[:n]
