@@ -170,7 +170,11 @@ type Stats struct {
 	Fsyncs       int64              // Fsync + Sync calls
 	Commits      int64              // volume commits issued by the file system
 	GroupedSyncs int64              // fsyncs satisfied by another caller's commit
-	DirtyBytes   int64              // buffered data not yet written to the volume
+	// CoveredSyncs: fsyncs that found nothing changed since a commit's
+	// snapshot and waited for that commit only (or for none, if it was
+	// done), part of GroupedSyncs
+	CoveredSyncs int64
+	DirtyBytes   int64 // buffered data not yet written to the volume
 	// WriteThroughBlocks: data blocks of large writes sent to the volume
 	// at once instead of buffered (Options.WriteThroughBytes)
 	WriteThroughBlocks int64

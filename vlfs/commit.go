@@ -10,8 +10,10 @@ import (
 )
 
 // groupCommit lets concurrent fsyncs share one volume commit: a caller
-// needs a commit that starts after it arrived; the first waiter to find no
-// commit running leads the next one, for everybody waiting.
+// needs a commit that starts after it arrived (or, if the file system has
+// not changed since a commit took its snapshot, that commit); the first
+// waiter to find no commit running leads the next one, for everybody
+// waiting.
 type groupCommit struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -24,30 +26,48 @@ type groupCommit struct {
 // syncAll makes the whole current file-system state durable. It returns
 // once a commit that started after the call has finished.
 func (fs *FS) syncAll() error {
+	return fs.syncThrough(0)
+}
+
+// syncThrough returns once commit number need has finished, leading
+// commits while none runs; need 0 means a commit that starts after the
+// call. A commit that failed redirties what it held, so the result of the
+// last one finished answers for every earlier snapshot too.
+func (fs *FS) syncThrough(need uint64) error {
 	g := &fs.gc
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	target := g.started + 1
+	if need == 0 {
+		need = g.started + 1
+	}
 	led := false
-	for g.done < target {
+	for g.done < need {
 		if g.running {
 			g.cond.Wait()
 			continue
 		}
-		g.running, led = true, true
-		g.started++
-		seq := g.started
-		g.mu.Unlock()
-		err := fs.commit()
-		g.mu.Lock()
-		g.running = false
-		g.done, g.lastErr = seq, err
-		g.cond.Broadcast()
+		led = true
+		fs.leadLocked()
 	}
 	if !led {
 		fs.stats.grouped.Add(1)
 	}
 	return g.lastErr
+}
+
+// leadLocked runs one commit as the group's leader; it needs gc.mu held
+// and no commit running, and releases gc.mu while the commit runs.
+func (fs *FS) leadLocked() {
+	g := &fs.gc
+	g.running = true
+	g.started++
+	seq := g.started
+	g.mu.Unlock()
+	err := fs.commit(seq)
+	g.mu.Lock()
+	g.running = false
+	g.done, g.lastErr = seq, err
+	g.cond.Broadcast()
 }
 
 // commit writes out everything dirty and commits it with the changed
@@ -56,7 +76,7 @@ func (fs *FS) syncAll() error {
 // then, with only commitMu held, the volume writes the inode blocks and the
 // pieces that point at them in one WriteCommit (one request where it fits)
 // and flushes; then FS.mu again to record where the inode blocks went.
-func (fs *FS) commit() error {
+func (fs *FS) commit(seq uint64) error {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
 	start := time.Now()
@@ -87,6 +107,7 @@ func (fs *FS) commit() error {
 		return err
 	}
 	fs.dirtySince = time.Time{}
+	fs.snapshot = seq
 	fs.cm.unsettled = 0 // this snapshot holds every move so far
 	fs.committing = true
 	fs.unlock()
@@ -146,17 +167,35 @@ func (fs *FS) markDirtySinceLocked() {
 }
 
 // Fsync makes ino's data and metadata durable, and with them the whole
-// file system (a commit is a snapshot of everything).
+// file system (a commit is a snapshot of everything). If nothing changed
+// since the last commit took its snapshot, that commit is enough: Fsync
+// waits for it if it is still running (a concurrent fsync's, which took
+// this caller's changes with it) and returns at once if it is done.
 func (fs *FS) Fsync(ino Ino, datasync bool) error {
 	defer fs.stats.count(opFsync, 0)
 	defer fs.stats.wall.fsync.Since(time.Now())
 	fs.lock()
 	_, err := fs.getLocked(ino)
+	need := fs.coveredLocked()
 	fs.unlock()
 	if err != nil {
 		return err
 	}
-	return fs.syncAll()
+	if need != 0 {
+		fs.stats.covered.Add(1)
+	}
+	return fs.syncThrough(need)
+}
+
+// coveredLocked returns the number of the commit whose snapshot holds the
+// whole current state, or 0 if something changed since the last snapshot
+// (or the volume failed, or no commit has run since mount, when only a
+// new commit can answer).
+func (fs *FS) coveredLocked() uint64 {
+	if fs.failed != nil || !fs.dirtySince.IsZero() {
+		return 0
+	}
+	return fs.snapshot
 }
 
 // Sync makes the whole file system durable.

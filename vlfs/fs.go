@@ -60,6 +60,7 @@ type FS struct {
 	dirtyMeta   int64      // dirty directory blocks
 	pendingFree []vld.Addr // freed since the last commit snapshot
 	dirtySince  time.Time  // first change since the last commit (zero if clean)
+	snapshot    uint64     // number of the last commit that took its snapshot (groupCommit.started)
 	failed      error      // set when the volume failed; every later write returns it
 	committing  bool       // a commit's inode blocks are in flight: they and the inode map are the commit's
 	zero        []byte     // one block of zeros, never written to

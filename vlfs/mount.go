@@ -308,7 +308,7 @@ func (fs *FS) Close() error {
 
 // closeVolume commits and closes the volume; the FS is unusable after.
 func (fs *FS) closeVolume() error {
-	err := fs.commit()
+	err := fs.syncAll()
 	fs.lock()
 	fs.closed = true
 	fs.unlock()

@@ -51,6 +51,9 @@ type counters struct {
 	bytes   [numOps]atomic.Int64
 	commits atomic.Int64
 	grouped atomic.Int64
+	// covered: fsyncs that found the whole state in a commit's snapshot
+	// already taken (Fsync, coveredLocked)
+	covered atomic.Int64
 	// throughBlocks: data blocks written through, unbuffered (writethrough.go)
 	throughBlocks atomic.Int64
 	// wall-clock latencies (WallStats)
@@ -94,6 +97,7 @@ func (fs *FS) Stats() Stats {
 	s.Fsyncs = fs.stats.ops[opFsync].Load() + fs.stats.ops[opSync].Load()
 	s.Commits = fs.stats.commits.Load()
 	s.GroupedSyncs = fs.stats.grouped.Load()
+	s.CoveredSyncs = fs.stats.covered.Load()
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes

@@ -24,7 +24,10 @@ type Report struct {
 	Fsyncs       int64              `json:"fsyncs"`
 	Commits      int64              `json:"commits"`
 	GroupedSyncs int64              `json:"grouped_syncs"` // fsyncs served by another caller's commit
-	DirtyBytes   int64              `json:"dirty_bytes"`
+	// fsyncs that found nothing changed since a commit's snapshot, and
+	// waited for that commit alone (or for none)
+	CoveredSyncs int64 `json:"covered_syncs"`
+	DirtyBytes   int64 `json:"dirty_bytes"`
 	// data blocks of large writes sent to the image unbuffered (-o write_through)
 	WriteThroughBlocks int64 `json:"write_through_blocks"`
 	Inodes             int64 `json:"inodes"`
@@ -115,7 +118,8 @@ func ReportOf(st vlfs.Stats) Report {
 		Source: "image", Clock: v.Clock,
 		Ops:    make(map[string]OpBytes, len(st.Ops)),
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
-		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
+		CoveredSyncs: st.CoveredSyncs,
+		DirtyBytes:   st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,

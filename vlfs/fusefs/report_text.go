@@ -42,7 +42,8 @@ func (r Report) textOps(w io.Writer) {
 	for _, k := range sortedKeys(r.Ops) {
 		fmt.Fprintf(w, "  %s\t%d\t%s\n", k, r.Ops[k].Count, bytesText(r.Ops[k].Bytes))
 	}
-	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d)\n", r.Fsyncs, r.Commits, r.GroupedSyncs)
+	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d, of which found in a snapshot already taken %d)\n",
+		r.Fsyncs, r.Commits, r.GroupedSyncs, r.CoveredSyncs)
 	fmt.Fprintf(w, "dirty\t%s\tinodes %d, blocks written through %d\n", bytesText(r.DirtyBytes), r.Inodes, r.WriteThroughBlocks)
 }
 
