@@ -3,6 +3,7 @@ package vld
 import (
 	"math"
 
+	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -61,7 +62,14 @@ func (w window) blockRanges(v *Volume) [][2]int64 {
 	return [][2]int64{{l.TrackStart(w.start), trackEnd(nt - 1)}, {l.TrackStart(0), trackEnd(end - nt - 1)}}
 }
 
+// scanRange reads blocks [lo, hi) looking for log entries newer than the
+// checkpoint. Then it tells the host to drop the range from its page
+// cache: nothing reads those pages again soon (the scan keeps what it
+// found), and they were read in 1 MiB requests, so the host holds them in
+// large folios, which make every later small write into the log window
+// cost in proportion to the folio (docs/peers.md, "Large folios").
 func (v *Volume) scanRange(lo, hi int64, ck *ondisk.Checkpoint, found map[uint64]scanned, top **scanned) error {
+	defer device.DropCache(v.dev, lo*int64(v.bs), (hi-lo)*int64(v.bs))
 	per := int64(scanChunk / v.bs)
 	buf := make([]byte, per*int64(v.bs))
 	for a := lo; a < hi; a += per {

@@ -54,6 +54,13 @@ type noClose struct{ device.Device }
 
 func (noClose) Close() error { return nil }
 
+// DropCache passes the volume's page-cache advice through (the first
+// volume on a new image scans its whole log window).
+func (c noClose) DropCache(off, n int64) error {
+	device.DropCache(c.Device, off, n)
+	return nil
+}
+
 func (fs *FS) makeRootLocked() error {
 	in, err := fs.newInodeLocked(ondisk.ModeDir|0o755, 0, 0)
 	if err != nil {

@@ -1,0 +1,57 @@
+package vld
+
+import (
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// dropRecorder records the page-cache advice a volume gives its device.
+type dropRecorder struct {
+	device.Device
+	dropped int64 // bytes advised dropped
+	calls   int
+}
+
+func (d *dropRecorder) DropCache(off, n int64) error {
+	d.calls++
+	d.dropped += n
+	return nil
+}
+
+func (*dropRecorder) Close() error { return nil }
+
+// TestScanDropsWhatItRead: the tail scan of a volume opened without a
+// tail record reads its whole log window, and then advises the device to
+// drop every byte of it from the host's page cache; a clean open reads
+// and advises nothing.
+func TestScanDropsWhatItRead(t *testing.T) {
+	dev := device.NewMem(64 << 20)
+	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &dropRecorder{Device: dev}
+	v, err := Open(rec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned := v.Recovery().ScannedBlocks * int64(v.BlockSize())
+	if scanned == 0 || rec.dropped != scanned {
+		t.Fatalf("first open scanned %d bytes, advised %d dropped (%d calls)", scanned, rec.dropped, rec.calls)
+	}
+	if err := v.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Close(); err != nil { // writes the tail record
+		t.Fatal(err)
+	}
+	rec2 := &dropRecorder{Device: dev}
+	v2, err := Open(rec2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if s := v2.Recovery().ScannedBlocks; s != 0 || rec2.calls != 0 {
+		t.Fatalf("clean open scanned %d blocks, advised %d times", s, rec2.calls)
+	}
+}
