@@ -55,3 +55,33 @@ func TestScanDropsWhatItRead(t *testing.T) {
 		t.Fatalf("clean open scanned %d blocks, advised %d times", s, rec2.calls)
 	}
 }
+
+// TestReadRunDropsTheRun: an idle-time run read (the compactor's, before
+// it moves the run's live blocks away) advises the device to drop exactly
+// the run it read.
+func TestReadRunDropsTheRun(t *testing.T) {
+	dev := device.NewMem(16 << 20)
+	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &dropRecorder{Device: dev}
+	v, err := Open(rec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Start(); err != nil {
+		t.Fatal(err)
+	}
+	before, calls := rec.dropped, rec.calls
+	bufs := make([][]byte, 8)
+	for i := range bufs {
+		bufs[i] = make([]byte, v.BlockSize())
+	}
+	if err := v.ReadRun(100, bufs); err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.dropped - before; rec.calls != calls+1 || n != int64(len(bufs)*v.BlockSize()) {
+		t.Fatalf("ReadRun of %d blocks: %d more calls, %d bytes advised dropped", len(bufs), rec.calls-calls, n)
+	}
+}

@@ -3,6 +3,8 @@ package vld
 import (
 	"errors"
 	"fmt"
+
+	"github.com/vlfs/vlfs/vld/device"
 )
 
 // This file is the read-only view of free space that an idle-time
@@ -89,7 +91,11 @@ func (v *Volume) UsedOnTrack(t int) ([]Addr, error) {
 // ReadRun reads len(bufs) consecutive blocks starting at a as one request
 // (one controller overhead, one positioning, one transfer), served at once
 // outside the scheduler's queues: it is meant for idle-time work, and
-// fails with ErrBusy if foreground requests are waiting.
+// fails with ErrBusy if foreground requests are waiting. Its callers read
+// runs to move their live blocks away, after which the run is free space
+// that writes will fill, so the run is dropped from the host's page cache
+// at once: it was read as one large request, and a large cached folio
+// makes every small write into it slower (scanRange says why).
 func (v *Volume) ReadRun(a Addr, bufs [][]byte) error {
 	n := len(bufs)
 	if n == 0 {
@@ -121,6 +127,7 @@ func (v *Volume) ReadRun(a Addr, bufs [][]byte) error {
 	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
 		return fmt.Errorf("vld: read blocks [%d, %d): %w", a, a+Addr(n), err)
 	}
+	device.DropCache(v.dev, int64(a)*int64(v.bs), int64(n)*int64(v.bs))
 	for i := range bufs {
 		copy(bufs[i], buf[i*v.bs:])
 	}
