@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestDropCacheKeepsData: the advice changes no byte, clean or just
-// written, and a closed file refuses nothing worse than a no-op.
+// TestDropCacheKeepsData: the advice changes no byte, whether the pages
+// are dirty or clean, and on a closed file it is a no-op.
 func TestDropCacheKeepsData(t *testing.T) {
 	d, err := OpenFile(newImage(t, 1<<20), FileOptions{})
 	if err != nil {

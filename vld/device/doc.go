@@ -15,6 +15,12 @@
 //     optionally every later one), for errorfs-style "fail operation i, for
 //     every i" tests.
 //
+// Optional interfaces a device may implement, each with a helper that
+// falls back when it does not: VectorWriter (WriteVec: several buffers in
+// one request), RunIO (ReadRun/WriteRun) and CacheDropper (DropCache:
+// advice that a range of the host's page cache is of no more use; File
+// implements it with posix_fadvise).
+//
 // The package is Linux-only (fdatasync, O_DIRECT, flock), like vlfs itself.
 //
 // Offsets and lengths are bytes. A device's size never changes after it is
