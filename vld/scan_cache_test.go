@@ -21,12 +21,11 @@ func (d *dropRecorder) DropCache(off, n int64) error {
 
 func (*dropRecorder) Close() error { return nil }
 
-// TestScanDropsWhatItRead: the tail scan of a volume opened without a
-// tail record reads its whole log window, and then advises the device to
-// drop every byte of it from the host's page cache; a clean open reads
-// and advises nothing.
-func TestScanDropsWhatItRead(t *testing.T) {
-	dev := device.NewMem(64 << 20)
+// openRecorded formats a memory device of size bytes and opens it through
+// a dropRecorder: a first open, so it scans its log window.
+func openRecorded(t *testing.T, size int64) (*Volume, *dropRecorder) {
+	t.Helper()
+	dev := device.NewMem(size)
 	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +34,15 @@ func TestScanDropsWhatItRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v, rec
+}
+
+// TestScanDropsWhatItRead: the tail scan of a volume opened without a
+// tail record reads its whole log window, and then advises the device to
+// drop every byte of it from the host's page cache; a clean open reads
+// and advises nothing.
+func TestScanDropsWhatItRead(t *testing.T) {
+	v, rec := openRecorded(t, 64<<20)
 	scanned := v.Recovery().ScannedBlocks * int64(v.BlockSize())
 	if scanned == 0 || rec.dropped != scanned {
 		t.Fatalf("first open scanned %d bytes, advised %d dropped (%d calls)", scanned, rec.dropped, rec.calls)
@@ -45,7 +53,7 @@ func TestScanDropsWhatItRead(t *testing.T) {
 	if err := v.Close(); err != nil { // writes the tail record
 		t.Fatal(err)
 	}
-	rec2 := &dropRecorder{Device: dev}
+	rec2 := &dropRecorder{Device: rec.Device}
 	v2, err := Open(rec2, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,15 +68,7 @@ func TestScanDropsWhatItRead(t *testing.T) {
 // it moves the run's live blocks away) advises the device to drop exactly
 // the run it read.
 func TestReadRunDropsTheRun(t *testing.T) {
-	dev := device.NewMem(16 << 20)
-	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	rec := &dropRecorder{Device: dev}
-	v, err := Open(rec, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rec := openRecorded(t, 16<<20)
 	defer v.Close()
 	if err := v.Start(); err != nil {
 		t.Fatal(err)
