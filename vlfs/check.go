@@ -129,31 +129,36 @@ func (c *checker) run() {
 	}
 	c.links()
 	c.caches()
+	c.unchanged()
 }
 
 // caches checks that every loaded inode's set of dirty indirect blocks
 // holds only its loaded blocks: a node dropped from the cache but left in
-// the set would be written, and never seen by a later change. It also
-// checks that a file system with no change since the last commit's
-// snapshot (dirtySince zero) holds nothing a commit would write: an fsync
-// that finds it so returns without a commit of its own (Fsync), so state
-// changed without marking dirtySince would be acknowledged and lost.
-// (Blocks awaiting release may remain: a commit frees the old copies of
-// what it rewrote, and they wait for the next one, durable or not.)
+// the set would be written, and never seen by a later change.
 func (c *checker) caches() {
-	fs := c.fs
-	if fs.dirtySince.IsZero() {
-		if n, p := len(fs.dirty), len(fs.imap.dirty); n+p > 0 || fs.dirtyBytes != 0 {
-			c.fail(FindCache, 0, 0, "no change recorded since the last snapshot, yet %d dirty inodes, %d dirty inode-map pieces and %d bytes of buffered data",
-				n, p, fs.dirtyBytes)
-		}
-	}
 	for ino, in := range c.fs.inodes {
 		for k, n := range in.dirtyNodes {
 			if in.nodes[k] != n {
 				c.fail(FindCache, ino, uint64(n.addr), "inode %d: the dirty set holds indirect block %v, which is not the loaded one", ino, k)
 			}
 		}
+	}
+}
+
+// unchanged checks that a file system with no change since the last
+// commit's snapshot (dirtySince zero) holds nothing a commit would write:
+// an fsync that finds it so returns without a commit of its own (Fsync),
+// so state changed without marking dirtySince would be acknowledged and
+// lost. Blocks awaiting release may remain: a commit frees the old copies
+// of what it rewrote, and they wait for the next one, durable or not.
+func (c *checker) unchanged() {
+	fs := c.fs
+	if !fs.dirtySince.IsZero() {
+		return
+	}
+	if n, p := len(fs.dirty), len(fs.imap.dirty); n+p > 0 || fs.dirtyBytes != 0 {
+		c.fail(FindCache, 0, 0, "no change recorded since the last snapshot, yet %d dirty inodes, %d dirty inode-map pieces and %d bytes of buffered data",
+			n, p, fs.dirtyBytes)
 	}
 }
 

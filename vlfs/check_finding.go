@@ -44,7 +44,9 @@ const (
 	FindVolume FindingKind = "volume"
 	// FindCache: a mounted file system's in-memory state disagrees with
 	// itself (an inode's set of dirty indirect blocks holds one that is not
-	// the loaded block). Never on disk: a bug in the running code.
+	// the loaded block, or dirty state exists while no change is recorded
+	// since the last commit's snapshot). Never on disk: a bug in the
+	// running code.
 	FindCache FindingKind = "cache"
 )
 
