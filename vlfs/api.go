@@ -107,6 +107,10 @@ type MkfsOptions struct {
 	// Head, when set, places mkfs's own writes (the root directory) with
 	// the profiled head model instead of the simulated one.
 	Head *profile.Profile
+	// Version is the file-system version to make (ondisk.FSVersionAddr or
+	// FSVersionNodeMap; 0: ondisk.FSVersion). The address version is kept
+	// for images made before the node map and for comparisons with it.
+	Version uint32
 }
 
 // Flags of Rename, as linux renameat2(2).

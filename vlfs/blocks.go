@@ -3,8 +3,9 @@ package vlfs
 import "github.com/vlfs/vlfs/vlfs/ondisk"
 
 // blockVisitor receives the blocks of one inode: data blocks with their
-// logical number (node == false) and indirect blocks (node == true; addr
-// 0 for one not written yet).
+// logical number (node == false) and indirect blocks (node == true; lbn is
+// the node number of a numbered one, else 0; addr 0 for one not written
+// yet).
 type blockVisitor func(node bool, lbn uint64, addr uint64) error
 
 // forEachBlockLocked visits every block in references in its current
@@ -33,12 +34,12 @@ func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base uint64, fn blockVi
 		if ptr == 0 {
 			return nil
 		}
-		n = &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
-		if err := fs.readNodeLocked(in, k, n); err != nil {
+		var err error
+		if n, err = fs.readTreeNodeLocked(in, k, ptr); err != nil {
 			return err
 		}
 	}
-	if err := fn(true, 0, n.addr); err != nil {
+	if err := fn(true, n.num, n.addr); err != nil {
 		return err
 	}
 	for s, c := range n.ptrs {

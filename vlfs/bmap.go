@@ -1,7 +1,6 @@
 package vlfs
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/vlfs/vlfs/vld"
@@ -19,8 +18,10 @@ type nodeKey struct {
 
 // node is a loaded indirect block. A dirty node (in its inode's
 // dirtyNodes) is written at the next write-out; a new node has addr 0.
+// Under the node map, num is its node number (what its parent holds).
 type node struct {
 	addr vld.Addr
+	num  uint64
 	ptrs []uint64
 }
 
@@ -129,12 +130,14 @@ func (fs *FS) nodeLocked(in *inode, k nodeKey, create bool) (*node, error) {
 	if ptr == 0 && !create {
 		return nil, nil
 	}
-	n := &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
+	var n *node
+	var err error
 	if ptr == 0 {
-		in.dirtyNode(k, n)
-		in.d.Blocks++
-		fs.touchLocked(in)
-	} else if err := fs.readNodeLocked(in, k, n); err != nil {
+		n, err = fs.newTreeNodeLocked(in, k)
+	} else {
+		n, err = fs.readTreeNodeLocked(in, k, ptr)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if in.nodes == nil {
@@ -143,17 +146,6 @@ func (fs *FS) nodeLocked(in *inode, k nodeKey, create bool) (*node, error) {
 	in.nodes[k] = n
 	fs.nodes++
 	return n, nil
-}
-
-func (fs *FS) readNodeLocked(in *inode, k nodeKey, n *node) error {
-	buf := make([]byte, fs.geo.bs)
-	if err := fs.vol.ReadBlock(n.addr, buf); err != nil {
-		return fmt.Errorf("inode %d: reading indirect block at %d: %w", in.ino, n.addr, err)
-	}
-	if err := ondisk.DecodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs); err != nil {
-		return fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
-	}
-	return nil
 }
 
 // bmapLocked returns the address of logical block lbn of in (0 = hole).
@@ -373,8 +365,8 @@ func (fs *FS) freeSubtreeLocked(in *inode, k nodeKey, ptr uint64) error {
 		if ptr == 0 {
 			return nil
 		}
-		n = &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
-		if err := fs.readNodeLocked(in, k, n); err != nil {
+		var err error
+		if n, err = fs.readTreeNodeLocked(in, k, ptr); err != nil {
 			return err
 		}
 	} else {
@@ -396,10 +388,6 @@ func (fs *FS) freeSubtreeLocked(in *inode, k nodeKey, ptr uint64) error {
 			}
 		}
 	}
-	if n.addr != 0 {
-		fs.freeBlockLocked(n.addr)
-	}
-	in.d.Blocks--
-	fs.touchLocked(in)
+	fs.dropTreeNodeLocked(in, k, n)
 	return nil
 }

@@ -88,12 +88,14 @@ type checker struct {
 	reached  map[Ino]bool
 	counted  map[Ino]uint64 // blocks found in each inode's tree
 	maxLbn   map[Ino]uint64 // one past each inode's last block
+	nodeOf   map[uint64]Ino // node number -> the inode whose tree names it
 }
 
 func newChecker(fs *FS) *checker {
 	return &checker{fs: fs, owner: map[uint64]string{}, refs: map[Ino]uint32{}, subdirs: map[Ino]uint32{},
 		children: map[Ino][]childRef{}, types: map[Ino]uint32{}, isDir: map[Ino]bool{}, nlink: map[Ino]uint32{},
-		parent: map[Ino]Ino{}, reached: map[Ino]bool{}, counted: map[Ino]uint64{}, maxLbn: map[Ino]uint64{}}
+		parent: map[Ino]Ino{}, reached: map[Ino]bool{}, counted: map[Ino]uint64{}, maxLbn: map[Ino]uint64{},
+		nodeOf: map[uint64]Ino{}}
 }
 
 func (c *checker) fail(kind FindingKind, ino Ino, addr uint64, format string, args ...any) {
@@ -122,11 +124,13 @@ func (c *checker) run() {
 	for ibn := uint64(0); ibn < fs.imap.numBlocks(); ibn++ {
 		c.inodeBlock(ibn)
 	}
+	c.nodeEntries()
 	for ino := uint64(1); ino < uint64(len(fs.imap.used))*64; ino++ {
 		if fs.imap.isUsed(ino) {
 			c.inode(Ino(ino))
 		}
 	}
+	c.nodeLeaks()
 	c.links()
 	c.caches()
 	c.unchanged()
@@ -264,7 +268,11 @@ func (c *checker) blocks(in *inode) {
 	err := fs.forEachBlockLocked(in, func(isNode bool, lbn, a uint64) error {
 		count++
 		if isNode {
-			c.claim(a, in.ino, fmt.Sprintf("an indirect block of inode %d", in.ino))
+			if lbn != 0 { // numbered
+				c.nodeRef(in.ino, lbn, a)
+			} else {
+				c.claim(a, in.ino, fmt.Sprintf("an indirect block of inode %d", in.ino))
+			}
 			return nil
 		}
 		c.claim(a, in.ino, fmt.Sprintf("block %d of inode %d", lbn, in.ino))

@@ -105,7 +105,7 @@ func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
 		as := s.base[j]
 		lo := uint64(pc) * p.perPiece
 		for i, ibn := range p.ibns {
-			if i < len(addrs) && ibn >= lo && ibn < lo+p.perPiece {
+			if i < len(addrs) && !isNodePiece(pc) && ibn >= lo && ibn < lo+p.perPiece {
 				as[ibn-lo] = addrs[i]
 			}
 		}

@@ -233,28 +233,14 @@ func (fs *FS) repointLocked(m move, a vld.Addr) error {
 		fs.cm.rev.set(a, m.o)
 	case ownNode:
 		fs.freeBlockLocked(m.addr)
-		fs.linkNodeLocked(m.in, m.o.nodeKey(), m.n, a)
+		if err := fs.nodeMovedLocked(m.in, m.o.nodeKey(), m.n, a); err != nil {
+			return err
+		}
 		fs.cm.rev.set(a, m.o)
 	default:
 		return fmt.Errorf("moving block %d of unknown owner %#x: %w", m.addr, uint64(m.o), ErrCorrupt)
 	}
 	return nil
-}
-
-// linkNodeLocked records that node k of in, unchanged, now lives at a:
-// its parent (an indirect block, or the inode's root pointer) changes.
-func (fs *FS) linkNodeLocked(in *inode, k nodeKey, n *node, a vld.Addr) {
-	n.addr = a
-	if k.isRoot() {
-		in.d.Indirect[k.root] = a
-		fs.touchLocked(in)
-		return
-	}
-	pk, slot := fs.geo.parentKey(k)
-	p := in.nodes[pk] // loaded with n by nodeLocked, under the same FS.mu
-	p.ptrs[slot] = a
-	in.dirtyNode(pk, p)
-	fs.markDirtyLocked(in)
 }
 
 // compactionCommit commits with placement kept out of empty tracks where

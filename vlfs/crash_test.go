@@ -10,6 +10,7 @@ import (
 
 	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // snapshot is a whole tree as path -> "dir", "link:target" or file contents.
@@ -51,11 +52,12 @@ func takeSnapshot(t testing.TB, fs *FS) snapshot {
 // last fsync that returned before the crash point.
 func TestCrashDurability(t *testing.T) {
 	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
-	t.Run("default", func(t *testing.T) { crashRun(t, seed, nil) })
+	tiny := &cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1}
+	t.Run("default", func(t *testing.T) { crashRun(t, seed, nil, 0) })
 	// Tiny caches and limits: blocks are written out between commits.
-	t.Run("early-writeout", func(t *testing.T) {
-		crashRun(t, seed+1, &cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1})
-	})
+	t.Run("early-writeout", func(t *testing.T) { crashRun(t, seed+1, tiny, 0) })
+	// Trees named by address, as images made before the node map.
+	t.Run("fs-version-1", func(t *testing.T) { crashRun(t, seed+2, tiny, ondisk.FSVersionAddr) })
 }
 
 // TestCrashDurabilityPinned replays early-writeout seeds that once failed
@@ -66,16 +68,13 @@ func TestCrashDurability(t *testing.T) {
 func TestCrashDurabilityPinned(t *testing.T) {
 	tiny := &cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1}
 	for _, seed := range []int64{1795432849727326347, 1795432852414712502, 1795432856400275729} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { crashRun(t, seed, tiny) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { crashRun(t, seed, tiny, 0) })
 	}
 }
 
-func crashRun(t *testing.T, seed int64, limits *cacheLimits) {
+func crashRun(t *testing.T, seed int64, limits *cacheLimits, version uint32) {
 	rng := rand.New(rand.NewSource(seed))
-	base := device.NewMem(8 << 20)
-	if err := Mkfs(base, MkfsOptions{Model: testModel(t)}); err != nil {
-		t.Fatal(err)
-	}
+	base := newFormattedVersion(t, 8<<20, version)
 	rec := device.NewCrash(base)
 	o := Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10}
 	if seed%2 != 0 {

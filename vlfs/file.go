@@ -203,12 +203,20 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 			return err
 		}
 	}
-	if end > in.d.Size {
+	changed := end > in.d.Size
+	if changed {
 		in.d.Size = end
 	}
-	t := now()
-	in.d.Mtime, in.d.Ctime = t, t
-	fs.touchLocked(in)
+	if !fs.kernelTimes {
+		t := now()
+		in.d.Mtime, in.d.Ctime = t, t
+		changed = true
+	}
+	if changed {
+		fs.touchLocked(in)
+	} else {
+		fs.markDirtyLocked(in) // the data and its tree only: the record is as it was
+	}
 	return fs.limitDirtyLocked()
 }
 
@@ -378,4 +386,20 @@ func (fs *FS) fallocateLocked(ino Ino, off, end uint64, keepSize bool) error {
 	in.d.Ctime = t
 	fs.touchLocked(in)
 	return nil
+}
+
+// SetKernelTimes says whether the kernel keeps regular files' mtime and
+// ctime across writes, as FUSE's writeback cache does: it stamps its own
+// inode at each write(2) and sends the times with a SETATTR before the
+// FSYNC of the file (fuse_fsync's sync_inode_metadata) and when it writes
+// the inode back, and it never reads a cached file's times from the
+// server. Write then leaves them alone, so that an overwrite changes no
+// inode record: under the node map its commit is the data, its leaf and a
+// log entry, where a server-side stamp added the inode block (every
+// write's time differs, and the kernel's SETATTR overwrites it anyway).
+// The FUSE server turns it on with the writeback cache.
+func (fs *FS) SetKernelTimes(on bool) {
+	fs.lock()
+	defer fs.unlock()
+	fs.kernelTimes = on
 }

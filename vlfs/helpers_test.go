@@ -40,8 +40,15 @@ func newImage(t testing.TB, size int64) *testImage {
 // newFormatted returns a freshly formatted memory image.
 func newFormatted(t testing.TB, size int64) *device.Mem {
 	t.Helper()
+	return newFormattedVersion(t, size, 0)
+}
+
+// newFormattedVersion formats a memory image as file-system version v (0:
+// the default).
+func newFormattedVersion(t testing.TB, size int64, v uint32) *device.Mem {
+	t.Helper()
 	dev := device.NewMem(size)
-	if err := Mkfs(dev, MkfsOptions{Model: testModel(t)}); err != nil {
+	if err := Mkfs(dev, MkfsOptions{Model: testModel(t), Version: v}); err != nil {
 		t.Fatalf("mkfs: %v", err)
 	}
 	return dev

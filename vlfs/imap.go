@@ -20,10 +20,11 @@ type inodeMap struct {
 	hint  uint64              // no free inode number is below this one
 	dirty map[uint32]struct{} // pieces changed since the last commit
 	rev   *revMap             // the compactor's reverse map, once built (compact.go)
+	nodeParts                 // indirect blocks by node number (nodemap.go)
 }
 
 func newInodeMap(g geometry) *inodeMap {
-	return &inodeMap{geo: g, used: []uint64{1}, dirty: map[uint32]struct{}{}}
+	return &inodeMap{geo: g, used: []uint64{1}, dirty: map[uint32]struct{}{}, nodeParts: nodeParts{nodeUsed: []uint64{1}}}
 }
 
 // addr is the address of inode block ibn (0 if none).
@@ -56,6 +57,10 @@ func (m *inodeMap) markPiece(ibn uint64) {
 
 // pieceAddrs copies the addresses piece p holds into out (perPiece long).
 func (m *inodeMap) pieceAddrs(p uint32, out []vld.Addr) {
+	if isNodePiece(p) {
+		m.nodePieceAddrs(p, out)
+		return
+	}
 	lo := uint64(p) * m.geo.perPiece
 	for i := range out {
 		out[i] = m.addr(lo + uint64(i))
@@ -145,6 +150,15 @@ func (m *inodeMap) loadPieces(pieces map[uint32][]byte, numBlocks uint64) error 
 	for p, b := range pieces {
 		if err := ondisk.DecodePiece(b, p, dst); err != nil {
 			return fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+		}
+		if isNodePiece(p) {
+			if !m.nodeMap {
+				return fmt.Errorf("piece %d maps indirect blocks, which this file-system version names by address: %w", p, ErrNeedsRepair)
+			}
+			if err := m.loadNodePiece(p, dst, numBlocks); err != nil {
+				return err
+			}
+			continue
 		}
 		lo := uint64(p) * m.geo.perPiece
 		for i, a := range dst {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/internal/testseed"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // TestRandomOpsAgainstModel drives the file system and the reference model
@@ -15,8 +16,12 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 	if testing.Short() {
 		steps = 600
 	}
-	for round := range 3 {
+	for round := range 4 {
 		im := &modelImage{dev: newFormatted(t, 48<<20), o: Options{Logf: t.Logf}}
+		if round == 3 {
+			// Trees named by address, as images made before the node map.
+			im.dev = newFormattedVersion(t, 48<<20, ondisk.FSVersionAddr)
+		}
 		if round == 1 {
 			// Tiny caches and dirty limit: every path through eviction
 			// and early write-out gets exercised.

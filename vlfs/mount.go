@@ -24,8 +24,11 @@ func Mkfs(dev device.Device, o MkfsOptions) error {
 	if !ondisk.ValidBlockSize(bs) {
 		return fmt.Errorf("mkfs: block size %d: %w", bs, ErrInvalid)
 	}
-	sb := ondisk.Superblock{Version: ondisk.FormatVersion, BlockSize: uint32(bs), InodeSize: ondisk.InodeSize,
+	sb := ondisk.Superblock{Version: cmp.Or(o.Version, ondisk.FSVersion), BlockSize: uint32(bs), InodeSize: ondisk.InodeSize,
 		RootIno: uint64(RootIno), Created: time.Now().UnixNano()}
+	if err := sb.Validate(); err != nil {
+		return fmt.Errorf("mkfs: %w: %w", ErrInvalid, err)
+	}
 	fo := vld.FormatOptions{Model: o.Model, BlockSize: bs, Kind: volumeKind, AppData: sb.Encode(), Progress: o.Progress, Placement: o.Placement}
 	if err := vld.Format(dev, fo); err != nil {
 		return fmt.Errorf("mkfs: %w", err)
@@ -86,6 +89,8 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		imap: newInodeMap(geo), inodes: map[Ino]*inode{}, dirty: map[Ino]*inode{},
 		iblocks: map[uint64][]byte{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
+	fs.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
+	fs.imap.nodeMap = fs.nodeMap
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
 		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1, recent: 1}
@@ -211,6 +216,18 @@ func (fs *FS) walkLocked() ([]Ino, error) {
 			return nil, err
 		}
 	}
+	if fs.nodeMap {
+		// Every block the map places is live, as inode blocks are, whether
+		// a tree names it or not (Check reports a node no tree names).
+		for n, a := range fs.imap.nodes {
+			if a == 0 {
+				continue
+			}
+			if err := fs.vol.MarkLive(a); err != nil {
+				return nil, fmt.Errorf("node %d: %w", n, err)
+			}
+		}
+	}
 	return orphans, nil
 }
 
@@ -230,7 +247,7 @@ func (w *walker) inode(n *ondisk.Inode) error {
 		return err
 	}
 	for r, a := range n.Indirect {
-		if err := w.tree(n.Ino, a, r+1); err != nil {
+		if err := w.tree(n.Ino, a, r+1, true); err != nil {
 			return err
 		}
 	}
@@ -248,12 +265,21 @@ func (w *walker) mark(ino uint64, a uint64) error {
 	return nil
 }
 
-// tree marks indirect block a of height h and everything below it.
-func (w *walker) tree(ino, a uint64, h int) error {
-	if a == 0 {
+// tree marks the indirect block of height h that ptr names (its address
+// for a root, or its node number under the node map) and everything below
+// it.
+func (w *walker) tree(ino, ptr uint64, h int, root bool) error {
+	if ptr == 0 {
 		return nil
 	}
-	if err := w.mark(ino, a); err != nil {
+	a := ptr
+	if w.fs.nodeMap && !root {
+		// The map's own walk marks the block live.
+		if a = w.fs.imap.node(ptr); a == 0 {
+			return fmt.Errorf("inode %d: node %d has no address in the map: %w", ino, ptr, ErrCorrupt)
+		}
+		w.fs.noteOwnedLocked(ino, a)
+	} else if err := w.mark(ino, a); err != nil {
 		return err
 	}
 	if w.bufs[h] == nil {
@@ -272,7 +298,7 @@ func (w *walker) tree(ino, a uint64, h int) error {
 		if h == 1 {
 			err = w.mark(ino, c)
 		} else {
-			err = w.tree(ino, c, h-1)
+			err = w.tree(ino, c, h-1, false)
 		}
 		if err != nil {
 			return err

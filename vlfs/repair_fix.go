@@ -265,6 +265,15 @@ func (r *repairer) fixLeaks() error {
 		fs.freeBlockLocked(a)
 		r.did("freed block %d: inode block %d held no inode in use", a, ibn)
 	}
+	for n, a := range fs.imap.nodes {
+		if _, named := r.c.nodeOf[uint64(n)]; a == 0 || named {
+			continue
+		}
+		fs.imap.freeNode(uint64(n))
+		fs.freeBlockLocked(a)
+		fs.markDirtySinceLocked()
+		r.did("freed block %d: node %d was named by no tree", a, n)
+	}
 	return nil
 }
 

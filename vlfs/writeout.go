@@ -359,38 +359,11 @@ func compareNodeKeys(a, b nodeKey) int {
 // drops it at once if it is empty.
 func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, error) {
 	n := in.nodes[k]
-	var parent *node
-	var pk nodeKey
-	var slot uint64
-	if !k.isRoot() {
-		var p *node
-		var err error
-		pk, slot = fs.geo.parentKey(k)
-		if p, err = fs.nodeLocked(in, pk, true); err != nil {
-			return pendingWrite{}, err
-		}
-		parent = p
-	}
-	link := func(a vld.Addr) {
-		if parent == nil {
-			in.d.Indirect[k.root] = a
-			in.changed()
-		} else {
-			parent.ptrs[slot] = a
-			in.dirtyNode(pk, parent)
-		}
-		fs.markDirtyLocked(in)
-	}
 	if !slices.ContainsFunc(n.ptrs, func(a uint64) bool { return a != 0 }) {
-		if n.addr != 0 {
-			fs.freeBlockLocked(n.addr)
-		}
 		in.dropNode(k)
 		fs.nodes--
-		in.d.Blocks--
-		link(0)
-		in.changed()
-		return pendingWrite{}, nil
+		fs.dropTreeNodeLocked(in, k, n)
+		return pendingWrite{}, fs.setTreePtrLocked(in, k, 0)
 	}
 	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs)
 	near, rep := n.addr, n.addr != 0
@@ -407,10 +380,8 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, e
 		if n.addr != 0 && n.addr != a {
 			fs.freeBlockLocked(n.addr)
 		}
-		n.addr = a
 		in.cleanNode(k, n)
-		link(a)
-		return nil
+		return fs.nodeMovedLocked(in, k, n, a)
 	}}, nil
 }
 

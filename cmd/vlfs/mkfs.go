@@ -19,6 +19,7 @@ import (
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
 	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // mkfsProgressMin is the image size from which mkfs reports progress.
@@ -33,9 +34,10 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	quiet := fl.Bool("quiet", false, "no progress report")
 	sparse := fl.Bool("sparse", false, "leave the image file's holes (default: write zeros into them, so that the host allocates every block now and not at the first fsync that reaches it; docs/mounting.md)")
 	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
+	fsVersion := fl.Uint("fs-version", ondisk.FSVersion, "file-system version: 2 names indirect blocks through the inode map, 1 by address (for comparisons; docs/vlfs-format.md)")
 	placeText := fl.String("placement", "eager", "block placement, fixed for the image: eager (the VLD), inplace (update in place), lfs (a log of 512 KiB segments) or range (a file's blocks ranged after its previous block, docs/ranges.md); docs/placement.md")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--sparse] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--fs-version 1|2] [--sparse] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {
@@ -65,8 +67,12 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs mkfs: --placement: %v\n", err)
 		return exitUsage
 	}
+	if *fsVersion != ondisk.FSVersionAddr && *fsVersion != ondisk.FSVersionNodeMap {
+		fmt.Fprintf(stderr, "vlfs mkfs: --fs-version %d: want %d or %d\n", *fsVersion, ondisk.FSVersionAddr, ondisk.FSVersionNodeMap)
+		return exitUsage
+	}
 	sizeSet := flagSet(fl, "size")
-	m := mkfsJob{place: place, head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, sparse: *sparse, stdout: stdout, stderr: stderr}
+	m := mkfsJob{version: uint32(*fsVersion), place: place, head: head, img: img, model: model, size: size, sizeSet: sizeSet, force: *force, quiet: *quiet, sparse: *sparse, stdout: stdout, stderr: stderr}
 	if err := m.run(); err != nil {
 		fmt.Fprintf(stderr, "vlfs mkfs: %v\n", err)
 		return exitFailure
@@ -89,6 +95,7 @@ type mkfsJob struct {
 	quiet, sparse  bool
 	head           *profile.Profile // nil: the simulated head
 	place          vld.Placement
+	version        uint32 // file-system version
 	stdout, stderr io.Writer
 }
 
@@ -129,7 +136,7 @@ func (m *mkfsJob) run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.stdout, "vlfs: formatted %s: %s, %s disk model, 4096-byte blocks, placement %s\n", m.img, sizeText(dev.Size()), m.model.Name, m.place)
+	fmt.Fprintf(m.stdout, "vlfs: formatted %s: %s, %s disk model, 4096-byte blocks, placement %s, file-system version %d\n", m.img, sizeText(dev.Size()), m.model.Name, m.place, m.version)
 	fmt.Fprintf(m.stdout, "mount it with: vlfs mount %s MOUNTPOINT\n", m.img)
 	return nil
 }
@@ -156,7 +163,7 @@ func fillImage(img string, size int64, stderr io.Writer, quiet bool) error {
 }
 
 func (m *mkfsJob) format(dev device.Device) error {
-	o := vlfs.MkfsOptions{Model: m.model, Head: m.head, Placement: m.place}
+	o := vlfs.MkfsOptions{Model: m.model, Head: m.head, Placement: m.place, Version: m.version}
 	if !m.quiet && dev.Size() >= mkfsProgressMin {
 		o.Progress = progressPrinter(m.stderr, "formatting")
 	}

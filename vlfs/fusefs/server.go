@@ -85,6 +85,11 @@ func Serve(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 
 func newServer(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 	o = o.withDefaults()
+	// With the writeback cache the kernel owns a file's times across
+	// writes (vlfs.FS.SetKernelTimes says how they still reach the disk).
+	if fsys != nil { // nil: tests of the serving loop alone
+		fsys.SetKernelTimes(!o.NoWritebackCache && !o.ReadOnly)
+	}
 	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
 	s.clients.window = o.ConcurrencyWindow
 	s.handles.init()

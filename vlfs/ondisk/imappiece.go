@@ -7,6 +7,10 @@ import "fmt"
 // p*PerPiece .. (p+1)*PerPiece-1; the volume stores the payloads and
 // returns the latest committed version of every piece at open.
 //
+// Under FSVersionNodeMap the map also names indirect blocks: piece
+// NodePieceBase+q maps node numbers q*PerPiece .. (q+1)*PerPiece-1 to the
+// addresses of the indirect blocks they number (node 0 is never used).
+//
 // Layout (the volume's piece payload size, little-endian):
 //
 //	 0  uint32 magic "VLIM"
@@ -24,6 +28,11 @@ const (
 	PieceHeaderSize = 24
 	pieceCRCOff     = 16
 )
+
+// NodePieceBase is the first piece number of the node part of the map.
+// Inode-block pieces stay below it: an inode block per piece number would
+// take 2^31 x PerPiece blocks to reach it.
+const NodePieceBase = 1 << 31
 
 // PerPiece is the number of inode-block addresses a payload of n bytes holds.
 func PerPiece(n int) int { return max(n-PieceHeaderSize, 0) / 8 }

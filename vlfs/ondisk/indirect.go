@@ -2,8 +2,9 @@ package ondisk
 
 import "fmt"
 
-// An indirect block holds the addresses of the blocks one level down in an
-// inode's block tree: data blocks (level 1) or indirect blocks (levels 2, 3).
+// An indirect block holds the pointers to the blocks one level down in an
+// inode's block tree: data blocks (level 1: addresses) or indirect blocks
+// (levels 2, 3: addresses, or node numbers under FSVersionNodeMap).
 //
 // Layout (one file-system block, little-endian):
 //

@@ -27,7 +27,8 @@ import "fmt"
 //	 96  uint64 parent directory (directories only; 0 otherwise)
 //	104  uint64 address of the xattr block (0 = none)
 //	112  uint64 direct[12]  addresses of file blocks 0..11 (0 = hole)
-//	208  uint64 indirect[3] single, double, triple indirect roots (0 = none)
+//	208  uint64 indirect[3] single, double, triple indirect roots (0 = none):
+//	                        addresses, or node numbers under FSVersionNodeMap
 //	232  [20]byte reserved (0)
 //	252  uint32 CRC-32C of the 256 bytes with this field zeroed
 //

@@ -11,7 +11,7 @@ import (
 // Layout (48 bytes, little-endian):
 //
 //	 0  [8]byte magic "VLFSSUPR"
-//	 8  uint32  format version
+//	 8  uint32  file-system version (FSVersionAddr or FSVersionNodeMap)
 //	12  uint32  block size (bytes; power of two, 512..65536)
 //	16  uint32  inode size (bytes; InodeSize)
 //	20  uint32  flags (0; reserved)
@@ -34,9 +34,28 @@ const (
 	sbCRCOff        = 40
 )
 
-// FormatVersion is the on-disk format this package writes and reads. Bump it
-// (and keep reading the old one) for any change to any structure.
+// FormatVersion is the layout version every record carries (inodes, the
+// block headers, inode-map pieces). Bump it (and keep reading the old one)
+// for any change to any structure's layout.
 const FormatVersion = 1
+
+// File-system versions, in the superblock: what the records' pointer fields
+// mean. Both are read and written; mkfs makes FSVersion unless asked.
+const (
+	// FSVersionAddr: an inode's indirect roots and the pointers of
+	// indirect blocks above height 1 are block addresses. Moving an
+	// indirect block rewrites its parent, up to the inode (a 4 KiB
+	// overwrite deep in a large file commits five blocks).
+	FSVersionAddr = 1
+	// FSVersionNodeMap: they are node numbers, which the inode map maps
+	// to addresses in pieces from NodePieceBase (F2FS's node address
+	// table). Moving an indirect block changes one map entry and nothing
+	// above it (that overwrite commits three blocks: data, leaf, log
+	// entry).
+	FSVersionNodeMap = 2
+	// FSVersion is what mkfs makes by default.
+	FSVersion = FSVersionNodeMap
+)
 
 // Block-size bounds accepted by the format.
 const (
@@ -86,8 +105,8 @@ func DecodeSuperblock(b []byte) (Superblock, error) {
 // Validate checks the fields a decoder cannot check by checksum alone.
 func (s *Superblock) Validate() error {
 	switch {
-	case s.Version != FormatVersion:
-		return fmt.Errorf("superblock: format version %d (want %d): %w", s.Version, FormatVersion, ErrCorrupt)
+	case s.Version != FSVersionAddr && s.Version != FSVersionNodeMap:
+		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d and %d): %w", s.Version, FSVersionAddr, FSVersionNodeMap, ErrCorrupt)
 	case !ValidBlockSize(int(s.BlockSize)):
 		return fmt.Errorf("superblock: block size %d: %w", s.BlockSize, ErrCorrupt)
 	case s.InodeSize != InodeSize:

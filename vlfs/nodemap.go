@@ -1,0 +1,226 @@
+package vlfs
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// The node part of the inode map (file-system version FSVersionNodeMap).
+//
+// The pointers of indirect blocks above height 1 hold node numbers, and
+// the map holds each numbered node's address, in pieces from
+// ondisk.NodePieceBase. A rewritten indirect block below a root changes its
+// own map entry and nothing above it: by address, a 4 KiB overwrite deep
+// in a large file rewrote the leaf, the double-indirect block and the
+// inode block, because each parent held its child's address (the
+// "wandering tree" of log-structured file systems; F2FS's node address
+// table is the same cure).
+//
+// The inode's root pointers stay addresses. A root moves only when it is
+// rewritten, and the inode block is rewritten then anyway unless the root
+// is a leaf (files of 13 to 521 blocks); numbering those leaves would
+// spare the inode block of their overwrites but cost their appends a
+// second map piece (one log entry per piece), and a root named by address
+// is never worse than FSVersionAddr.
+//
+// A node number is allocated when its block is created (the parent takes
+// the number at once, so an unwritten node is already linked) and freed
+// with the block. An allocated node not written yet maps to 0.
+
+// nodeParts is the node part of inodeMap. Guarded by FS.mu.
+type nodeParts struct {
+	nodeMap  bool       // the file system names indirect blocks by number
+	nodes    []vld.Addr // by node number; 0 = none, or not written yet
+	nodeUsed []uint64   // bitset by node number; bit 0 (never used) is set
+	nodeHint uint64     // no free node number is below this one
+}
+
+// node is the address of node n (0: free, or not written yet).
+func (m *inodeMap) node(n uint64) vld.Addr {
+	if n < uint64(len(m.nodes)) {
+		return m.nodes[n]
+	}
+	return 0
+}
+
+// nodePiece is the piece that maps node n.
+func (m *inodeMap) nodePiece(n uint64) uint32 {
+	return uint32(ondisk.NodePieceBase + n/m.geo.perPiece)
+}
+
+// isNodePiece reports whether piece p maps nodes.
+func isNodePiece(p uint32) bool { return p >= ondisk.NodePieceBase }
+
+// setNode records node n's new address and marks its piece.
+func (m *inodeMap) setNode(n uint64, a vld.Addr) {
+	m.setNodeClean(n, a)
+	m.dirty[m.nodePiece(n)] = struct{}{}
+}
+
+// setNodeClean records an address that is already committed.
+func (m *inodeMap) setNodeClean(n uint64, a vld.Addr) {
+	if n >= uint64(len(m.nodes)) {
+		m.nodes = append(m.nodes, make([]vld.Addr, n+1-uint64(len(m.nodes)))...)
+	}
+	m.nodes[n] = a
+}
+
+func (m *inodeMap) nodeIsUsed(n uint64) bool {
+	w := n / 64
+	return w < uint64(len(m.nodeUsed)) && m.nodeUsed[w]&(1<<(n%64)) != 0
+}
+
+func (m *inodeMap) markNodeUsed(n uint64) {
+	for n/64 >= uint64(len(m.nodeUsed)) {
+		m.nodeUsed = append(m.nodeUsed, 0)
+	}
+	m.nodeUsed[n/64] |= 1 << (n % 64)
+}
+
+// allocNode returns the lowest free node number and marks it used. Node
+// numbers are bounded by the blocks that hold the nodes, far below what a
+// piece number can name, so allocation cannot run out before the disk.
+func (m *inodeMap) allocNode() uint64 {
+	for w := m.nodeHint / 64; ; w++ {
+		if w >= uint64(len(m.nodeUsed)) {
+			m.nodeUsed = append(m.nodeUsed, 0)
+		}
+		if m.nodeUsed[w] == ^uint64(0) {
+			continue
+		}
+		n := w*64 + uint64(bits.TrailingZeros64(^m.nodeUsed[w]))
+		m.markNodeUsed(n)
+		m.nodeHint = n + 1
+		return n
+	}
+}
+
+// freeNode releases node number n: its entry becomes 0 (a change to
+// commit) and the number can be reused.
+func (m *inodeMap) freeNode(n uint64) {
+	if n == 0 || !m.nodeIsUsed(n) {
+		return
+	}
+	if m.node(n) != 0 { // else never written: nothing on disk names it
+		m.setNode(n, 0)
+	}
+	m.nodeUsed[n/64] &^= 1 << (n % 64)
+	m.nodeHint = min(m.nodeHint, n)
+}
+
+// numNodes is one past the highest node number with an entry.
+func (m *inodeMap) numNodes() uint64 { return uint64(len(m.nodes)) }
+
+// loadNodePiece records the addresses of node piece p (dst) at mount.
+func (m *inodeMap) loadNodePiece(p uint32, dst []uint64, numBlocks uint64) error {
+	lo := uint64(p-ondisk.NodePieceBase) * m.geo.perPiece
+	for i, a := range dst {
+		n := lo + uint64(i)
+		if a == 0 {
+			continue
+		}
+		if n == 0 || n >= numBlocks || a >= numBlocks {
+			return fmt.Errorf("piece %d maps node %d at %d on a volume of %d blocks: %w", p, n, a, numBlocks, ErrNeedsRepair)
+		}
+		m.setNodeClean(n, a)
+		m.markNodeUsed(n)
+	}
+	return nil
+}
+
+// nodePieceAddrs copies the addresses node piece p holds into out.
+func (m *inodeMap) nodePieceAddrs(p uint32, out []vld.Addr) {
+	lo := uint64(p-ondisk.NodePieceBase) * m.geo.perPiece
+	for i := range out {
+		out[i] = m.node(lo + uint64(i))
+	}
+}
+
+// numbered reports whether node k is named by node number (a child of an
+// indirect block under the node map) rather than by address.
+func (fs *FS) numbered(k nodeKey) bool { return fs.nodeMap && !k.isRoot() }
+
+// readTreeNodeLocked reads node k of in, which ptr names (its address, or
+// its node number). The node is not cached.
+func (fs *FS) readTreeNodeLocked(in *inode, k nodeKey, ptr uint64) (*node, error) {
+	n := &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
+	if fs.numbered(k) {
+		n.num, n.addr = ptr, fs.imap.node(ptr)
+		if n.addr == 0 {
+			return nil, fmt.Errorf("inode %d: indirect block %v is node %d, which the map does not place: %w", in.ino, k, ptr, ErrCorrupt)
+		}
+	}
+	buf := make([]byte, fs.geo.bs)
+	if err := fs.vol.ReadBlock(n.addr, buf); err != nil {
+		return nil, fmt.Errorf("inode %d: reading indirect block at %d: %w", in.ino, n.addr, err)
+	}
+	if err := ondisk.DecodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs); err != nil {
+		return nil, fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
+	}
+	return n, nil
+}
+
+// setTreePtrLocked points node k's parent (the inode's root pointer for a
+// root) at v: an address, a node number, or 0.
+func (fs *FS) setTreePtrLocked(in *inode, k nodeKey, v uint64) error {
+	if k.isRoot() {
+		in.d.Indirect[k.root] = v
+		in.changed()
+	} else {
+		pk, slot := fs.geo.parentKey(k)
+		p, err := fs.nodeLocked(in, pk, true)
+		if err != nil {
+			return err
+		}
+		p.ptrs[slot] = v
+		in.dirtyNode(pk, p)
+	}
+	fs.markDirtyLocked(in)
+	return nil
+}
+
+// nodeMovedLocked records that node k (n), unchanged since it was encoded,
+// now lives at a: a numbered node's map entry changes; otherwise its
+// parent (or the inode's root pointer) does.
+func (fs *FS) nodeMovedLocked(in *inode, k nodeKey, n *node, a vld.Addr) error {
+	n.addr = a
+	if fs.numbered(k) {
+		fs.imap.setNode(n.num, a)
+		fs.markDirtyLocked(in) // the map change is for the next commit
+		return nil
+	}
+	return fs.setTreePtrLocked(in, k, a)
+}
+
+// newTreeNodeLocked makes node k of in, empty and not yet written. A
+// numbered node takes its number now, and its parent names it at once.
+func (fs *FS) newTreeNodeLocked(in *inode, k nodeKey) (*node, error) {
+	n := &node{ptrs: make([]uint64, fs.geo.per)}
+	in.dirtyNode(k, n)
+	in.d.Blocks++
+	fs.touchLocked(in)
+	if fs.numbered(k) {
+		n.num = fs.imap.allocNode()
+		if err := fs.setTreePtrLocked(in, k, n.num); err != nil {
+			fs.imap.freeNode(n.num)
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// dropTreeNodeLocked forgets node k (n) of in and frees its block and its
+// node number; the caller clears the pointer that named it.
+func (fs *FS) dropTreeNodeLocked(in *inode, k nodeKey, n *node) {
+	if n.addr != 0 {
+		fs.freeBlockLocked(n.addr)
+	}
+	if fs.numbered(k) {
+		fs.imap.freeNode(n.num)
+	}
+	in.d.Blocks--
+	fs.touchLocked(in)
+}
