@@ -13,14 +13,14 @@ import (
 // (the content of the virtual log) and which inode numbers are in use.
 // It is guarded by FS.mu.
 type inodeMap struct {
-	geo   geometry
-	addrs []vld.Addr          // by inode-block number; 0 = no block
-	used  []uint64            // bitset by inode number; bit 0 (never used) is set
-	nused int64               // inodes in use, not counting inode 0
-	hint  uint64              // no free inode number is below this one
-	dirty map[uint32]struct{} // pieces changed since the last commit
-	rev   *revMap             // the compactor's reverse map, once built (compact.go)
-	nodeParts                 // indirect blocks by node number (nodemap.go)
+	geo       geometry
+	addrs     []vld.Addr          // by inode-block number; 0 = no block
+	used      []uint64            // bitset by inode number; bit 0 (never used) is set
+	nused     int64               // inodes in use, not counting inode 0
+	hint      uint64              // no free inode number is below this one
+	dirty     map[uint32]struct{} // pieces changed since the last commit
+	rev       *revMap             // the compactor's reverse map, once built (compact.go)
+	nodeParts                     // indirect blocks by node number (nodemap.go)
 }
 
 func newInodeMap(g geometry) *inodeMap {
