@@ -124,7 +124,7 @@ func TestCompactionCrashVLFS(t *testing.T) {
 	}
 	snaps := []snapshot{takeSnapshot(t, fs)}
 	acked := []int{rec.Flushes()}
-	w := crashWorkload{t: t, fs: fs, rng: rng}
+	w := crashWorkload{t: t, fs: fs, rng: rng, deep: true}
 	rounds := 12
 	if testing.Short() {
 		rounds = 5

@@ -1,6 +1,7 @@
 package vlfs
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"math/rand"
@@ -37,7 +38,8 @@ func takeSnapshot(t testing.TB, fs *FS) snapshot {
 				a := must(fs.GetAttr(e.Ino)).ok(t)
 				buf := make([]byte, a.Size)
 				n := must(fs.Read(e.Ino, 0, buf)).ok(t)
-				s[p] = string(buf[:n])
+				// A digest: files reach past 2 MiB (deepOffset).
+				s[p] = fmt.Sprintf("%d bytes, sha256 %x", n, sha256.Sum256(buf[:n]))
 			}
 		}
 	}
@@ -53,11 +55,13 @@ func takeSnapshot(t testing.TB, fs *FS) snapshot {
 func TestCrashDurability(t *testing.T) {
 	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
 	tiny := &cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1}
-	t.Run("default", func(t *testing.T) { crashRun(t, seed, nil, 0) })
+	t.Run("default", func(t *testing.T) { crashRun(t, seed, crashOpts{deep: true}) })
 	// Tiny caches and limits: blocks are written out between commits.
-	t.Run("early-writeout", func(t *testing.T) { crashRun(t, seed+1, tiny, 0) })
+	t.Run("early-writeout", func(t *testing.T) { crashRun(t, seed+1, crashOpts{limits: tiny, deep: true}) })
 	// Trees named by address, as images made before the node map.
-	t.Run("fs-version-1", func(t *testing.T) { crashRun(t, seed+2, tiny, ondisk.FSVersionAddr) })
+	t.Run("fs-version-1", func(t *testing.T) {
+		crashRun(t, seed+2, crashOpts{limits: tiny, deep: true, version: ondisk.FSVersionAddr})
+	})
 }
 
 // TestCrashDurabilityPinned replays early-writeout seeds that once failed
@@ -68,13 +72,23 @@ func TestCrashDurability(t *testing.T) {
 func TestCrashDurabilityPinned(t *testing.T) {
 	tiny := &cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1}
 	for _, seed := range []int64{1795432849727326347, 1795432852414712502, 1795432856400275729} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { crashRun(t, seed, tiny, 0) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { crashRun(t, seed, crashOpts{limits: tiny}) })
 	}
 }
 
-func crashRun(t *testing.T, seed int64, limits *cacheLimits, version uint32) {
+// crashOpts vary crashRun: the cache limits (nil: the defaults), the
+// file-system version (0: the default) and whether the workload also
+// writes deep into files and truncates them (off for the pinned seeds,
+// which replay the workload they failed with).
+type crashOpts struct {
+	limits  *cacheLimits
+	version uint32
+	deep    bool
+}
+
+func crashRun(t *testing.T, seed int64, co crashOpts) {
 	rng := rand.New(rand.NewSource(seed))
-	base := newFormattedVersion(t, 8<<20, version)
+	base := newFormattedVersion(t, 8<<20, co.version)
 	rec := device.NewCrash(base)
 	o := Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10}
 	if seed%2 != 0 {
@@ -84,8 +98,8 @@ func crashRun(t *testing.T, seed int64, limits *cacheLimits, version uint32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if limits != nil {
-		fs.limits = *limits
+	if co.limits != nil {
+		fs.limits = *co.limits
 	}
 	snaps := []snapshot{takeSnapshot(t, fs)}
 	acked := []int{rec.Flushes()} // flushes recorded when snapshot i was durable
@@ -93,7 +107,7 @@ func crashRun(t *testing.T, seed int64, limits *cacheLimits, version uint32) {
 	if testing.Short() {
 		steps = 8
 	}
-	w := crashWorkload{t: t, fs: fs, rng: rng}
+	w := crashWorkload{t: t, fs: fs, rng: rng, deep: co.deep}
 	for range steps {
 		w.changes(1 + rng.Intn(4))
 		if err := fs.Fsync(w.someFile(), rng.Intn(2) == 0); err != nil {
@@ -179,6 +193,7 @@ type crashWorkload struct {
 	rng   *rand.Rand
 	files []Ino
 	n     int
+	deep  bool // also write below the double-indirect root, and truncate
 }
 
 func (w *crashWorkload) someFile() Ino {
@@ -188,12 +203,20 @@ func (w *crashWorkload) someFile() Ino {
 	return w.files[w.rng.Intn(len(w.files))]
 }
 
+// deepOffset puts a write below the double-indirect root (past 12 direct
+// and 509 single-indirect blocks), where the node map names the leaves.
+const deepOffset = 2100 << 10
+
 func (w *crashWorkload) changes(n int) {
 	fs, t := w.fs, w.t
 	for range n {
 		w.n++
 		name := fmt.Sprintf("f%d", w.rng.Intn(12))
-		switch w.rng.Intn(6) {
+		kinds := 6
+		if w.deep {
+			kinds = 7
+		}
+		switch w.rng.Intn(kinds) {
 		case 0, 1:
 			a, err := fs.Create(RootIno, name, 0o644, 0, 0)
 			if err == nil {
@@ -203,7 +226,19 @@ func (w *crashWorkload) changes(n int) {
 			if len(w.files) > 0 {
 				data := []byte(strings.Repeat(fmt.Sprintf("<%d>", w.n), 1+w.rng.Intn(3000)))
 				ino := w.someFile()
-				if _, err := fs.Write(ino, int64(w.rng.Intn(20000)), data); err != nil && ino != RootIno {
+				off := int64(w.rng.Intn(20000))
+				if w.deep && w.rng.Intn(4) == 0 {
+					off += deepOffset
+				}
+				if _, err := fs.Write(ino, off, data); err != nil && ino != RootIno {
+					t.Fatal(err)
+				}
+			}
+		case 6:
+			// Frees the deep blocks and the indirect blocks above them.
+			if len(w.files) > 0 {
+				ino := w.someFile()
+				if _, err := fs.SetAttr(ino, SetAttr{Mask: SetSize, Size: uint64(w.rng.Intn(20000))}); err != nil && ino != RootIno {
 					t.Fatal(err)
 				}
 			}

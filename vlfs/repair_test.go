@@ -15,6 +15,7 @@ type repairFixture struct {
 	dev              *device.Mem
 	root, d, e, f, g Ino // /d, /d/e (directory), /d/f, /g
 	h                Ino // /d/e/h
+	deep             Ino // /deep, one block below the double-indirect root
 	contents         map[string][]byte
 }
 
@@ -27,6 +28,10 @@ func newRepairFixture(t *testing.T) *repairFixture {
 	x.f = x.file(t, fs, x.d, "f", "/d/f", 9000)
 	x.g = x.file(t, fs, RootIno, "g", "/g", 70000) // uses an indirect block
 	x.h = x.file(t, fs, x.e, "h", "/d/e/h", 100)
+	// Below the double-indirect root: a numbered leaf.
+	x.deep = must(fs.Create(RootIno, "deep", 0o644, 0, 0)).ok(t).Ino
+	must(fs.Write(x.deep, deepOffset, []byte("deep"))).ok(t)
+	x.contents["/deep"] = append(make([]byte, deepOffset), "deep"...)
 	must(0, fs.Close()).ok(t)
 	return x
 }
@@ -87,6 +92,8 @@ func TestRepair(t *testing.T) {
 			return fs.SurgerySetNlink(x.f, 0)
 		}, FindUnlinked, true, map[string]string{"/d/f": ""}},
 		{"leaked inode block", func(x *repairFixture, fs *FS) error { _, err := fs.SurgeryLeakBlock(); return err }, FindLeakedBlock, true, nil},
+		{"leaked node", func(x *repairFixture, fs *FS) error { _, err := fs.SurgeryLeakNode(x.g); return err }, FindLeakedBlock, true, nil},
+		{"tree names an unplaced node", func(x *repairFixture, fs *FS) error { return fs.SurgeryUnplaceNode(x.deep) }, FindMount, false, nil},
 		{"shared block", func(x *repairFixture, fs *FS) error { return fs.SurgeryShareBlock(x.h, 0, x.f) }, FindMount, false, nil},
 	}
 	for _, tt := range tests {
@@ -133,7 +140,7 @@ func (x *repairFixture) verify(t *testing.T, moved map[string]string) {
 	if err := fs.Check(); err != nil {
 		t.Fatalf("check after repair and remount: %v", err)
 	}
-	ino := map[string]Ino{"/d/f": x.f, "/g": x.g, "/d/e/h": x.h, "/d/e": x.e}
+	ino := map[string]Ino{"/d/f": x.f, "/g": x.g, "/d/e/h": x.h, "/d/e": x.e, "/deep": x.deep}
 	for path, want := range x.contents {
 		p := path
 		if m, ok := moved[path]; ok {
