@@ -38,13 +38,18 @@ func takeSnapshot(t testing.TB, fs *FS) snapshot {
 				a := must(fs.GetAttr(e.Ino)).ok(t)
 				buf := make([]byte, a.Size)
 				n := must(fs.Read(e.Ino, 0, buf)).ok(t)
-				// A digest: files reach past 2 MiB (deepOffset).
-				s[p] = fmt.Sprintf("%d bytes, sha256 %x", n, sha256.Sum256(buf[:n]))
+				s[p] = contentKey(buf[:n])
 			}
 		}
 	}
 	walk(RootIno, "")
 	return s
+}
+
+// contentKey is how a snapshot holds a file's bytes: a digest, since
+// files reach past 2 MiB (deepOffset).
+func contentKey(b []byte) string {
+	return fmt.Sprintf("%d bytes, sha256 %x", len(b), sha256.Sum256(b))
 }
 
 // TestCrashDurability runs a workload of changes and fsyncs on a

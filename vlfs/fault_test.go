@@ -108,7 +108,7 @@ func takeSnapshotQuiet(fs *FS) snapshot {
 		if err != nil {
 			return snapshot{"error": err.Error()}
 		}
-		s["/"+e.Name] = string(buf[:n])
+		s["/"+e.Name] = contentKey(buf[:n])
 	}
 	return s
 }
