@@ -57,6 +57,11 @@ func coreOps() []core {
 	return out
 }
 
+// deepOffset is past 12 direct and 509 single-indirect 4 KiB blocks: a
+// write there makes a double-indirect root and a leaf under it, which
+// file-system version 2 names by node number through the inode map.
+const deepOffset = 2100 << 10
+
 // fileOps are the core ops acting on one file of the set.
 func fileOps(f string) []core {
 	n := strconv.FormatInt
@@ -65,6 +70,7 @@ func fileOps(f string) []core {
 		{"write", []string{f, "0", "4096"}},                  // overwrite, aligned
 		{"write", []string{f, "1000", "5000"}},               // overwrite, unaligned, across blocks
 		{"write", []string{f, n(setupSize+100, 10), "3000"}}, // unaligned append past a hole
+		{"write", []string{f, n(deepOffset, 10), "4096"}},    // below the double-indirect root: a numbered leaf
 		{"falloc", []string{f, "0", "40000"}},                // extends the file
 		{"falloc", []string{f, "4096", "40000", "keep"}},     // inside only
 		{"falloc", []string{f, "0", "5000", "punch"}},        // a whole block freed, part of the next zeroed

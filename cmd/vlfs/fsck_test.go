@@ -82,6 +82,7 @@ func TestFsckRepairCLI(t *testing.T) {
 		}, vlfs.FindUnreachable, true, "/g"},
 		{"orphan directory", func(i map[string]vlfs.Ino) []string { return []string{"--orphan", fmt.Sprint(i["/d/e"])} }, vlfs.FindUnreachable, true, "/d/e/h"},
 		{"leak block", func(map[string]vlfs.Ino) []string { return []string{"--leak-block"} }, vlfs.FindLeakedBlock, true, ""},
+		{"leak node", func(i map[string]vlfs.Ino) []string { return []string{"--leak-node", fmt.Sprint(i["/g"])} }, vlfs.FindLeakedBlock, true, ""},
 		{"parent", func(i map[string]vlfs.Ino) []string { return []string{"--set-parent", fmt.Sprintf("%d:1", i["/d/e"])} }, vlfs.FindParent, true, ""},
 		{"shared block", func(i map[string]vlfs.Ino) []string {
 			return []string{"--share-block", fmt.Sprintf("%d:%d", i["/g"], i["/d/f"])}

@@ -21,6 +21,7 @@ type surgeryFlags struct {
 	dropEntry                    *string // DIRINO:NAME
 	orphan                       *uint64
 	leakBlock                    *bool
+	leakNode                     *uint64
 	corrupt                      *string // ADDR[:OFF]
 }
 
@@ -36,13 +37,14 @@ func addSurgeryFlags(fl *flag.FlagSet) *surgeryFlags {
 		dropEntry:  fl.String("drop-entry", "", warn+"DIRINO:NAME remove a directory entry, keeping link counts"),
 		orphan:     fl.Uint64("orphan", 0, warn+"INO remove every entry naming an inode (it becomes unreachable)"),
 		leakBlock:  fl.Bool("leak-block", false, warn+"add an inode block that holds no inode in use"),
+		leakNode:   fl.Uint64("leak-node", 0, warn+"INO add an indirect block of INO that the inode map places and no tree names (file-system version 2)"),
 		corrupt:    fl.String("corrupt", "", warn+"ADDR[:OFF] flip every bit of byte OFF (default 0) of block ADDR"),
 	}
 }
 
 func (s *surgeryFlags) any() bool {
 	return *s.damage || *s.setNlink != "" || *s.setSize != "" || *s.setBlocks != "" || *s.setParent != "" ||
-		*s.shareBlock != "" || *s.dropEntry != "" || *s.orphan != 0 || *s.leakBlock || *s.corrupt != ""
+		*s.shareBlock != "" || *s.dropEntry != "" || *s.orphan != 0 || *s.leakBlock || *s.leakNode != 0 || *s.corrupt != ""
 }
 
 // runSurgery applies the surgery flags: file-system surgery through a
@@ -113,6 +115,9 @@ func (s *surgeryFlags) fsOps() ([]surgeryOp, error) {
 	}
 	if *s.leakBlock {
 		ops = append(ops, func(fs *vlfs.FS) error { _, err := fs.SurgeryLeakBlock(); return err })
+	}
+	if ino := *s.leakNode; ino != 0 {
+		ops = append(ops, func(fs *vlfs.FS) error { _, err := fs.SurgeryLeakNode(vlfs.Ino(ino)); return err })
 	}
 	return ops, nil
 }
