@@ -30,3 +30,12 @@ func (fs *FS) InodeMap() (addrs []uint64, inUse int64) {
 
 // Superblock returns the file system's superblock (the volume's AppData).
 func (fs *FS) Superblock() ondisk.Superblock { return fs.sb }
+
+// NodeMap returns the node part of the inode map: the address of each
+// numbered indirect block by node number (0: none). Empty under
+// file-system version 1.
+func (fs *FS) NodeMap() []uint64 {
+	fs.lock()
+	defer fs.unlock()
+	return append([]uint64(nil), fs.imap.nodes...)
+}

@@ -132,13 +132,14 @@ func fsView(dev device.Device, sel string, args []string, out map[string]any, st
 	}
 	defer fs.Close()
 	addrs, inUse := fs.InodeMap()
+	nodes := fs.NodeMap()
 	switch sel {
 	case "summary":
 		out["vlfs_superblock"] = fs.Superblock()
-		out["imap"] = map[string]any{"inode_blocks": countNonZero(addrs), "inodes_in_use": inUse}
+		out["imap"] = map[string]any{"inode_blocks": countNonZero(addrs), "inodes_in_use": inUse, "nodes": countNonZero(nodes)}
 		return exitOK
 	case "imap":
-		out["imap"] = map[string]any{"addrs": addrs, "inodes_in_use": inUse}
+		out["imap"] = map[string]any{"addrs": addrs, "inodes_in_use": inUse, "node_addrs": nodes}
 		return exitOK
 	}
 	if len(args) != 1 {
