@@ -365,6 +365,14 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, e
 		fs.dropTreeNodeLocked(in, k, n)
 		return pendingWrite{}, fs.setTreePtrLocked(in, k, 0)
 	}
+	if !k.isRoot() && !fs.numbered(k) {
+		// Load the parent now, so that linking the new address in the
+		// apply step (after the write) never has to read.
+		pk, _ := fs.geo.parentKey(k)
+		if _, err := fs.nodeLocked(in, pk, true); err != nil {
+			return pendingWrite{}, err
+		}
+	}
 	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs)
 	near, rep := n.addr, n.addr != 0
 	if !rep {
