@@ -98,20 +98,25 @@ func (m *inodeMap) markUsed(ino uint64) {
 // alloc returns the lowest free inode number and marks it used.
 func (m *inodeMap) alloc() (uint64, bool) {
 	limit := uint64(1<<32) * m.geo.perPiece * m.geo.ipb // piece numbers are uint32
-	for w := m.hint / 64; ; w++ {
-		if w >= uint64(len(m.used)) {
-			m.used = append(m.used, 0)
+	ino := firstFree(&m.used, m.hint)
+	if ino >= limit {
+		return 0, false
+	}
+	m.markUsed(ino)
+	m.hint = ino + 1
+	return ino, true
+}
+
+// firstFree returns the lowest clear bit of *set from word hint/64 on
+// (every bit below hint is set), growing the set when all are set.
+func firstFree(set *[]uint64, hint uint64) uint64 {
+	for w := hint / 64; ; w++ {
+		if w >= uint64(len(*set)) {
+			*set = append(*set, 0)
 		}
-		if m.used[w] == ^uint64(0) {
-			continue
+		if x := (*set)[w]; x != ^uint64(0) {
+			return w*64 + uint64(bits.TrailingZeros64(^x))
 		}
-		ino := w*64 + uint64(bits.TrailingZeros64(^m.used[w]))
-		if ino >= limit {
-			return 0, false
-		}
-		m.markUsed(ino)
-		m.hint = ino + 1
-		return ino, true
 	}
 }
 

@@ -2,7 +2,6 @@ package vlfs
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
@@ -84,18 +83,10 @@ func (m *inodeMap) markNodeUsed(n uint64) {
 // numbers are bounded by the blocks that hold the nodes, far below what a
 // piece number can name, so allocation cannot run out before the disk.
 func (m *inodeMap) allocNode() uint64 {
-	for w := m.nodeHint / 64; ; w++ {
-		if w >= uint64(len(m.nodeUsed)) {
-			m.nodeUsed = append(m.nodeUsed, 0)
-		}
-		if m.nodeUsed[w] == ^uint64(0) {
-			continue
-		}
-		n := w*64 + uint64(bits.TrailingZeros64(^m.nodeUsed[w]))
-		m.markNodeUsed(n)
-		m.nodeHint = n + 1
-		return n
-	}
+	n := firstFree(&m.nodeUsed, m.nodeHint)
+	m.markNodeUsed(n)
+	m.nodeHint = n + 1
+	return n
 }
 
 // freeNode releases node number n: its entry becomes 0 (a change to
