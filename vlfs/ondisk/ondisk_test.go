@@ -106,16 +106,21 @@ func TestInodeBlock(t *testing.T) {
 }
 
 func TestSuperblock(t *testing.T) {
-	s := Superblock{Version: FormatVersion, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1, Created: 12345}
-	b := s.Encode()
-	got, err := DecodeSuperblock(append(b, 0, 0, 0))
-	if err != nil || got != s {
-		t.Fatalf("got %+v, %v", got, err)
+	var b []byte
+	for _, v := range []uint32{FSVersionAddr, FSVersionNodeMap} {
+		s := Superblock{Version: v, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1, Created: 12345}
+		b = s.Encode()
+		got, err := DecodeSuperblock(append(b, 0, 0, 0))
+		if err != nil || got != s {
+			t.Fatalf("version %d: got %+v, %v", v, got, err)
+		}
 	}
 	tests := []struct {
 		name string
 		s    Superblock
 	}{
+		{"version 0", Superblock{Version: 0, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
+		{"version 3", Superblock{Version: FSVersionNodeMap + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"version", Superblock{Version: 9, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"block size", Superblock{Version: FormatVersion, BlockSize: 3000, InodeSize: InodeSize, RootIno: 1}},
 		{"inode size", Superblock{Version: FormatVersion, BlockSize: 4096, InodeSize: 128, RootIno: 1}},
