@@ -102,9 +102,6 @@ func (m *inodeMap) freeNode(n uint64) {
 	m.nodeHint = min(m.nodeHint, n)
 }
 
-// numNodes is one past the highest node number with an entry.
-func (m *inodeMap) numNodes() uint64 { return uint64(len(m.nodes)) }
-
 // loadNodePiece records the addresses of node piece p (dst) at mount.
 func (m *inodeMap) loadNodePiece(p uint32, dst []uint64, numBlocks uint64) error {
 	lo := uint64(p-ondisk.NodePieceBase) * m.geo.perPiece
