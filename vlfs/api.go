@@ -182,11 +182,16 @@ type Stats struct {
 	// WriteThroughBlocks: data blocks of large writes sent to the volume
 	// at once instead of buffered (Options.WriteThroughBytes)
 	WriteThroughBlocks int64
-	Inodes             int64            // allocated inodes
-	Utilization        float64          // fraction of client blocks in use
-	Vol                vld.Stats        // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
-	Compactor          *compactor.Stats // the background compactor's counters; nil when it is off
-	Wall               WallStats        // wall-clock latencies of fsyncs and commits
+	Inodes             int64 // allocated inodes
+	// FSVersion is the image's file-system version (ondisk.FSVersionAddr
+	// or FSVersionNodeMap); Nodes the indirect blocks the node map names
+	// (0 under version 1).
+	FSVersion   uint32
+	Nodes       int64
+	Utilization float64          // fraction of client blocks in use
+	Vol         vld.Stats        // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
+	Compactor   *compactor.Stats // the background compactor's counters; nil when it is off
+	Wall        WallStats        // wall-clock latencies of fsyncs and commits
 }
 
 // WallStats are wall-clock latencies, as histograms (internal/wallhist).

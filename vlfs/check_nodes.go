@@ -10,10 +10,17 @@ import "fmt"
 // nodeEntries claims the block of every node the map places.
 func (c *checker) nodeEntries() {
 	m := c.fs.imap
+	placed := int64(0)
+	defer func() {
+		if placed != m.placed {
+			c.fail(FindCache, 0, 0, "the node map places %d nodes, its count says %d", placed, m.placed)
+		}
+	}()
 	for n, a := range m.nodes {
 		if a == 0 {
 			continue
 		}
+		placed++
 		if !m.nodeIsUsed(uint64(n)) {
 			c.fail(FindCache, 0, a, "node %d at %d: placed by the map but its number is free", n, a)
 		}

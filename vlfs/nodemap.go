@@ -35,6 +35,7 @@ type nodeParts struct {
 	nodes    []vld.Addr // by node number; 0 = none, or not written yet
 	nodeUsed []uint64   // bitset by node number; bit 0 (never used) is set
 	nodeHint uint64     // no free node number is below this one
+	placed   int64      // entries of nodes that are not 0
 }
 
 // node is the address of node n (0: free, or not written yet).
@@ -63,6 +64,12 @@ func (m *inodeMap) setNode(n uint64, a vld.Addr) {
 func (m *inodeMap) setNodeClean(n uint64, a vld.Addr) {
 	if n >= uint64(len(m.nodes)) {
 		m.nodes = append(m.nodes, make([]vld.Addr, n+1-uint64(len(m.nodes)))...)
+	}
+	switch old := m.nodes[n]; {
+	case old == 0 && a != 0:
+		m.placed++
+	case old != 0 && a == 0:
+		m.placed--
 	}
 	m.nodes[n] = a
 }

@@ -48,6 +48,15 @@ func TestOverwriteCommitBlocks(t *testing.T) {
 					t.Fatalf("overwrite %d: its fsync wrote %d blocks, want %d", i, got, c.want)
 				}
 			}
+			// One leaf under the double-indirect root; the root is named
+			// by address in both versions.
+			wantNodes := int64(0)
+			if c.version == ondisk.FSVersionNodeMap {
+				wantNodes = 1
+			}
+			if st := fs.Stats(); st.FSVersion != c.version || st.Nodes != wantNodes {
+				t.Fatalf("stats: version %d, nodes %d; want %d, %d", st.FSVersion, st.Nodes, c.version, wantNodes)
+			}
 			im.remount()
 			got := make([]byte, 4096)
 			must(im.fs.Read(a.Ino, off, got)).ok(t)

@@ -102,6 +102,8 @@ func (fs *FS) Stats() Stats {
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
 	s.Inodes = fs.imap.nused
+	s.FSVersion = fs.sb.Version
+	s.Nodes = fs.imap.placed
 	fs.mu.Unlock()
 	s.Vol = fs.vol.Stats()
 	s.Compactor = fs.compactorStats()

@@ -29,8 +29,10 @@ type Report struct {
 	CoveredSyncs int64 `json:"covered_syncs"`
 	DirtyBytes   int64 `json:"dirty_bytes"`
 	// data blocks of large writes sent to the image unbuffered (-o write_through)
-	WriteThroughBlocks int64 `json:"write_through_blocks"`
-	Inodes             int64 `json:"inodes"`
+	WriteThroughBlocks int64  `json:"write_through_blocks"`
+	Inodes             int64  `json:"inodes"`
+	FSVersion          uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map
+	Nodes              int64  `json:"nodes"`      // indirect blocks the map names (version 2)
 
 	Device      DeviceCounts `json:"device"`
 	Sim         SimTime      `json:"sim"`       // all simulated service time
@@ -120,6 +122,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
 		CoveredSyncs: st.CoveredSyncs,
 		DirtyBytes:   st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
+		FSVersion: st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,

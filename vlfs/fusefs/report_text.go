@@ -45,6 +45,7 @@ func (r Report) textOps(w io.Writer) {
 	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d, of which found in a snapshot already taken %d)\n",
 		r.Fsyncs, r.Commits, r.GroupedSyncs, r.CoveredSyncs)
 	fmt.Fprintf(w, "dirty\t%s\tinodes %d, blocks written through %d\n", bytesText(r.DirtyBytes), r.Inodes, r.WriteThroughBlocks)
+	fmt.Fprintf(w, "format\tfile-system version %d\tindirect blocks in the node map %d\n", r.FSVersion, r.Nodes)
 }
 
 func (r Report) textDevice(w io.Writer) {
