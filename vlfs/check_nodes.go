@@ -11,11 +11,6 @@ import "fmt"
 func (c *checker) nodeEntries() {
 	m := c.fs.imap
 	placed := int64(0)
-	defer func() {
-		if placed != m.placed {
-			c.fail(FindCache, 0, 0, "the node map places %d nodes, its count says %d", placed, m.placed)
-		}
-	}()
 	for n, a := range m.nodes {
 		if a == 0 {
 			continue
@@ -25,6 +20,9 @@ func (c *checker) nodeEntries() {
 			c.fail(FindCache, 0, a, "node %d at %d: placed by the map but its number is free", n, a)
 		}
 		c.claim(a, 0, fmt.Sprintf("node %d", n))
+	}
+	if placed != m.placed {
+		c.fail(FindCache, 0, 0, "the node map places %d nodes, its count says %d", placed, m.placed)
 	}
 }
 

@@ -50,9 +50,6 @@ type FS struct {
 	iblocks   map[uint64][]byte // inode-block cache: number -> on-disk content
 	limits    cacheLimits
 	nodes     int // indirect blocks loaded, all inodes
-	// nodeMap: trees name indirect blocks by node number through the
-	// inode map (ondisk.FSVersionNodeMap), not by address.
-	nodeMap bool
 	// kernelTimes: Write leaves a file's mtime and ctime to the kernel
 	// (SetKernelTimes).
 	kernelTimes bool

@@ -2,7 +2,6 @@ package vlfs
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/vlfs/vlfs/vld"
@@ -78,19 +77,11 @@ func (m *inodeMap) takeDirtySet() []uint32 {
 	return out
 }
 
-func (m *inodeMap) isUsed(ino uint64) bool {
-	w := ino / 64
-	return w < uint64(len(m.used)) && m.used[w]&(1<<(ino%64)) != 0
-}
+func (m *inodeMap) isUsed(ino uint64) bool { return bitIsSet(m.used, ino) }
 
 // markUsed sets ino's bit (mount and allocation).
 func (m *inodeMap) markUsed(ino uint64) {
-	w := ino / 64
-	for w >= uint64(len(m.used)) {
-		m.used = append(m.used, 0)
-	}
-	if m.used[w]&(1<<(ino%64)) == 0 {
-		m.used[w] |= 1 << (ino % 64)
+	if setBit(&m.used, ino) {
 		m.nused++
 	}
 }
@@ -107,25 +98,12 @@ func (m *inodeMap) alloc() (uint64, bool) {
 	return ino, true
 }
 
-// firstFree returns the lowest clear bit of *set from word hint/64 on
-// (every bit below hint is set), growing the set when all are set.
-func firstFree(set *[]uint64, hint uint64) uint64 {
-	for w := hint / 64; ; w++ {
-		if w >= uint64(len(*set)) {
-			*set = append(*set, 0)
-		}
-		if x := (*set)[w]; x != ^uint64(0) {
-			return w*64 + uint64(bits.TrailingZeros64(^x))
-		}
-	}
-}
-
 // release clears ino's bit.
 func (m *inodeMap) release(ino uint64) {
 	if ino == 0 || !m.isUsed(ino) {
 		return
 	}
-	m.used[ino/64] &^= 1 << (ino % 64)
+	clearBit(m.used, ino)
 	m.nused--
 	m.hint = min(m.hint, ino)
 }

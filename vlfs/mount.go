@@ -89,8 +89,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		imap: newInodeMap(geo), inodes: map[Ino]*inode{}, dirty: map[Ino]*inode{},
 		iblocks: map[uint64][]byte{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
-	fs.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
-	fs.imap.nodeMap = fs.nodeMap
+	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
 		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1, recent: 1}
@@ -216,7 +215,7 @@ func (fs *FS) walkLocked() ([]Ino, error) {
 			return nil, err
 		}
 	}
-	if fs.nodeMap {
+	if fs.imap.nodeMap {
 		// Every block the map places is live, as inode blocks are, whether
 		// a tree names it or not (Check reports a node no tree names).
 		for n, a := range fs.imap.nodes {
@@ -273,7 +272,7 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool) error {
 		return nil
 	}
 	a := ptr
-	if w.fs.nodeMap && !root {
+	if w.fs.imap.nodeMap && !root {
 		// The map's own walk marks the block live.
 		if a = w.fs.imap.node(ptr); a == 0 {
 			return fmt.Errorf("inode %d: node %d has no address in the map: %w", ino, ptr, ErrCorrupt)

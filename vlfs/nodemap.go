@@ -31,7 +31,7 @@ import (
 
 // nodeParts is the node part of inodeMap. Guarded by FS.mu.
 type nodeParts struct {
-	nodeMap  bool       // the file system names indirect blocks by number
+	nodeMap  bool       // trees name indirect blocks below the roots by number (ondisk.FSVersionNodeMap)
 	nodes    []vld.Addr // by node number; 0 = none, or not written yet
 	nodeUsed []uint64   // bitset by node number; bit 0 (never used) is set
 	nodeHint uint64     // no free node number is below this one
@@ -74,17 +74,9 @@ func (m *inodeMap) setNodeClean(n uint64, a vld.Addr) {
 	m.nodes[n] = a
 }
 
-func (m *inodeMap) nodeIsUsed(n uint64) bool {
-	w := n / 64
-	return w < uint64(len(m.nodeUsed)) && m.nodeUsed[w]&(1<<(n%64)) != 0
-}
+func (m *inodeMap) nodeIsUsed(n uint64) bool { return bitIsSet(m.nodeUsed, n) }
 
-func (m *inodeMap) markNodeUsed(n uint64) {
-	for n/64 >= uint64(len(m.nodeUsed)) {
-		m.nodeUsed = append(m.nodeUsed, 0)
-	}
-	m.nodeUsed[n/64] |= 1 << (n % 64)
-}
+func (m *inodeMap) markNodeUsed(n uint64) { setBit(&m.nodeUsed, n) }
 
 // allocNode returns the lowest free node number and marks it used. Node
 // numbers are bounded by the blocks that hold the nodes, far below what a
@@ -105,7 +97,7 @@ func (m *inodeMap) freeNode(n uint64) {
 	if m.node(n) != 0 { // else never written: nothing on disk names it
 		m.setNode(n, 0)
 	}
-	m.nodeUsed[n/64] &^= 1 << (n % 64)
+	clearBit(m.nodeUsed, n)
 	m.nodeHint = min(m.nodeHint, n)
 }
 
@@ -136,7 +128,7 @@ func (m *inodeMap) nodePieceAddrs(p uint32, out []vld.Addr) {
 
 // numbered reports whether node k is named by node number (a child of an
 // indirect block under the node map) rather than by address.
-func (fs *FS) numbered(k nodeKey) bool { return fs.nodeMap && !k.isRoot() }
+func (fs *FS) numbered(k nodeKey) bool { return fs.imap.nodeMap && !k.isRoot() }
 
 // readTreeNodeLocked reads node k of in, which ptr names (its address, or
 // its node number). The node is not cached.

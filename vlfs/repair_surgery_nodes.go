@@ -20,7 +20,7 @@ func (fs *FS) SurgeryLeakNode(owner Ino) (uint64, error) {
 	if err := fs.checkWritableLocked(); err != nil {
 		return 0, err
 	}
-	if !fs.nodeMap {
+	if !fs.imap.nodeMap {
 		return 0, fmt.Errorf("surgery: leak node: file-system version %d has no node map: %w", fs.sb.Version, ErrInvalid)
 	}
 	b := make([]byte, fs.geo.bs)
