@@ -160,6 +160,7 @@ var (
 	ErrCorrupt      = errors.New("vlfs: corrupt file system")
 	ErrNeedsRepair  = errors.New("vlfs: file system needs repair")
 	ErrPerm         = errors.New("vlfs: operation not permitted")
+	ErrNoOffset     = errors.New("vlfs: no such offset") // lseek past the end, or no data after the offset
 )
 
 // OpStats count one kind of operation.

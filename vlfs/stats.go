@@ -29,6 +29,7 @@ const (
 	opWrite
 	opFallocate
 	opCopyRange
+	opSeek
 	opFsync
 	opSync
 	opReadDir
@@ -41,7 +42,7 @@ const (
 var opNames = [numOps]string{
 	"lookup", "getattr", "setattr", "create", "mkdir", "mknod", "symlink", "readlink",
 	"link", "unlink", "rmdir", "rename", "open", "release", "read", "write", "fallocate",
-	"copy_range", "fsync", "sync", "readdir", "xattr", "statfs", "forget",
+	"copy_range", "seek", "fsync", "sync", "readdir", "xattr", "statfs", "forget",
 }
 
 // counters are the file system's statistics; atomics, so that counting

@@ -49,6 +49,7 @@ const (
 	opLock
 	opPoll
 	opCopyFileRange
+	opLseek
 	numOpcodes
 )
 
@@ -60,7 +61,7 @@ var opcodeNames = [numOpcodes]string{
 	"opendir", "read", "readdir", "write", "statfs", "release", "releasedir",
 	"fsync", "fsyncdir", "setxattr", "getxattr", "listxattr", "removexattr",
 	"flush", "access", "create", "interrupt", "destroy", "fallocate", "lock",
-	"poll", "copy_file_range",
+	"poll", "copy_file_range", "lseek",
 }
 
 // OpCount is what the server counted for one FUSE opcode.
@@ -186,6 +187,8 @@ func opcodeOfRest(req fuse.Request) opcode {
 		return opPoll
 	case *fuse.CopyFileRangeRequest:
 		return opCopyFileRange
+	case *fuse.LseekRequest:
+		return opLseek
 	}
 	return opUnknown
 }

@@ -71,6 +71,8 @@ func (s *Server) dispatchRest(req fuse.Request) error {
 		return s.fallocate(r)
 	case *fuse.CopyFileRangeRequest:
 		return s.copyFileRange(r)
+	case *fuse.LseekRequest:
+		return s.lseek(r)
 	case *fuse.StatfsRequest:
 		return s.statfs(r)
 	case *fuse.AccessRequest:
@@ -93,7 +95,6 @@ func (s *Server) dispatchRest(req fuse.Request) error {
 		return nil
 	}
 	// Locks (the kernel keeps them locally; vlfs does not ask for them),
-	// poll, rename2 with flags, lseek, copy_file_range, ioctl: the kernel
-	// falls back or reports the error.
+	// poll, ioctl: the kernel falls back or reports the error.
 	return syscall.ENOSYS
 }

@@ -29,6 +29,7 @@ var errnoOf = []struct {
 	{vlfs.ErrNotSupported, syscall.EOPNOTSUPP},
 	{vlfs.ErrReadOnly, syscall.EROFS},
 	{vlfs.ErrPerm, syscall.EPERM},
+	{vlfs.ErrNoOffset, syscall.ENXIO},
 	{vlfs.ErrCorrupt, syscall.EIO},
 	{vlfs.ErrNeedsRepair, syscall.EIO},
 	// In case the core lets a volume error through unwrapped.

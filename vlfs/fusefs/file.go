@@ -40,6 +40,7 @@ func (s *Server) open(r *fuse.OpenRequest) error {
 		flags |= fuse.OpenKeepCache
 	}
 	s.stamps.record(a)
+	s.writers.opened(r.Node, r.Flags)
 	r.Respond(&fuse.OpenResponse{Flags: flags})
 	return nil
 }
@@ -56,6 +57,7 @@ func (s *Server) release(r *fuse.ReleaseRequest) error {
 	if a, err := s.fs.GetAttr(n); err == nil {
 		s.stamps.record(a)
 	}
+	s.writers.released(r.Node, r.Flags)
 	if err := s.fs.Release(n); err != nil {
 		return err
 	}

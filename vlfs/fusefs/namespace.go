@@ -44,6 +44,7 @@ func (s *Server) create(r *fuse.CreateRequest) error {
 		return err
 	}
 	s.stamps.record(a)
+	s.writers.opened(fuse.NodeID(a.Ino), r.Flags)
 	r.Respond(&fuse.CreateResponse{LookupResponse: s.entry(a)})
 	return nil
 }

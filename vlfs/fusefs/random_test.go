@@ -2,8 +2,10 @@ package fusefs_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -48,7 +50,7 @@ func TestRandomFileOpsAgainstHost(t *testing.T) {
 			}
 			r.compareAll("at the end")
 			t.Logf("operations that succeeded: %v", r.ok)
-			for _, k := range []string{"pwrite", "pread", "ftruncate", "fallocate", "copy_file_range", "fsync"} {
+			for _, k := range []string{"pwrite", "pread", "ftruncate", "fallocate", "copy_file_range", "fsync", "seek"} {
 				if r.ok[k] == 0 {
 					t.Errorf("no %s succeeded: the run tested nothing of it", k)
 				}
@@ -143,7 +145,7 @@ func (r *fileOps) length() int {
 func (r *fileOps) step(i int) {
 	a, b := r.rng.Intn(nFiles), r.rng.Intn(nFiles)
 	off, n := r.offset(), r.length()
-	switch k := r.rng.Intn(20); {
+	switch k := r.rng.Intn(22); {
 	case k < 6:
 		data := make([]byte, n)
 		r.rng.Read(data)
@@ -179,7 +181,7 @@ func (r *fileOps) step(i int) {
 		r.both(fmt.Sprintf("%d: fsync f%d", i, a), func(f [nFiles]*os.File) (int, error) {
 			return 0, f[a].Sync()
 		})
-	default:
+	case k < 20:
 		r.log = append(r.log, fmt.Sprintf("%d: close and reopen f%d", i, a))
 		for d := range r.dirs {
 			name := r.fds[d][a].Name()
@@ -190,7 +192,52 @@ func (r *fileOps) step(i int) {
 			}
 			r.fds[d][a] = f
 		}
+
+	default:
+		r.seek(fmt.Sprintf("%d: seek f%d %d", i, a, off), a, off, r.rng.Intn(2) == 0)
 	}
+}
+
+// seek asks the mount for the next data or hole from off in file a. What
+// a host file system calls a hole may differ (ext4 calls a zeroed range
+// one), so the answer is checked for soundness against the host's
+// content: whatever vlfs skips as a hole must read as zeros there, and
+// the end of the file must be where the host has it.
+func (r *fileOps) seek(what string, a int, off int64, data bool) {
+	r.t.Helper()
+	r.log = append(r.log, what)
+	whence := map[bool]int{true: unix.SEEK_DATA, false: unix.SEEK_HOLE}[data]
+	got, err := unix.Seek(int(r.fds[1][a].Fd()), off, whence)
+	st, serr := r.fds[0][a].Stat()
+	if serr != nil {
+		r.fatalf("%s: stat: %v", what, serr)
+	}
+	size := st.Size()
+	var zeros [2]int64 // the range that must read as zeros on the host
+	switch {
+	case off >= size:
+		if !errors.Is(err, unix.ENXIO) {
+			r.fatalf("%s (data %v): %d, %v at or past the end (%d); want ENXIO", what, data, got, err, size)
+		}
+		r.ok["seek"]++
+		return
+	case data && errors.Is(err, unix.ENXIO):
+		zeros = [2]int64{off, size}
+	case err != nil || got < off || got > size || (data && got == size):
+		r.fatalf("%s (data %v): %d, %v in a file of %d bytes", what, data, got, err, size)
+	case data:
+		zeros = [2]int64{off, got}
+	default: // a hole is at least the rest of its block
+		zeros = [2]int64{got, min(size, (got|4095)+1)}
+	}
+	buf := make([]byte, zeros[1]-zeros[0])
+	if _, err := r.fds[0][a].ReadAt(buf, zeros[0]); err != nil && !errors.Is(err, io.EOF) {
+		r.fatalf("%s: host pread: %v", what, err)
+	}
+	if i := firstNonZero(buf); i >= 0 {
+		r.fatalf("%s (data %v): vlfs answered %d, %v, but the host has data at %d", what, data, got, err, zeros[0]+int64(i))
+	}
+	r.ok["seek"]++
 }
 
 // overlaps reports whether a copy within file a would overlap once the
@@ -261,6 +308,15 @@ func (r *fileOps) compareAll(when string) {
 			r.fatalf("%s: f%d differs: host %d bytes, vlfs %d, first difference at %d", when, i, len(data[0]), len(data[1]), firstDifference(data[0], data[1]))
 		}
 	}
+}
+
+func firstNonZero(b []byte) int {
+	for i, c := range b {
+		if c != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 func firstDifference(a, b []byte) int {

@@ -30,6 +30,7 @@ type Server struct {
 	clients clients
 	handles handleTable
 	stamps  stampTable
+	writers writerTable
 	refresh blockRefresher
 	ra      imageReadahead
 	bufs    sync.Pool // *[]byte read buffers

@@ -64,6 +64,8 @@ func (s *Server) statsRequest(req fuse.Request) error {
 		r.Respond(&fuse.OpenResponse{Handle: h, Flags: fuse.OpenDirectIO})
 	case *fuse.ReadRequest:
 		return s.readStats(r)
+	case *fuse.LseekRequest:
+		return s.seekStats(r)
 	case *fuse.ReleaseRequest:
 		s.handles.remove(r.Handle)
 		r.Respond()

@@ -1175,6 +1175,20 @@ func (c *Conn) ReadRequest() (Request, error) {
 			Len:       in.Len,
 			Flags:     in.Flags,
 		}
+
+	case opLSeek:
+		// vlfs patch: lseek(2) with SEEK_DATA or SEEK_HOLE; the kernel
+		// handles every other whence itself.
+		in := (*lseekIn)(m.data())
+		if m.len() < unsafe.Sizeof(*in) {
+			goto corrupt
+		}
+		req = &LseekRequest{
+			Header: m.Header(),
+			Handle: HandleID(in.Fh),
+			Offset: in.Offset,
+			Whence: in.Whence,
+		}
 	}
 
 	return req, nil
@@ -2842,5 +2856,29 @@ func (r *CopyFileRangeRequest) Respond(size uint32) {
 	buf := newBuffer(unsafe.Sizeof(writeOut{}))
 	out := (*writeOut)(buf.alloc(unsafe.Sizeof(writeOut{})))
 	out.Size = size
+	r.respond(buf)
+}
+
+// LseekRequest asks where the next data (Whence SEEK_DATA, 3) or hole
+// (SEEK_HOLE, 4) at or after Offset is in the node in the Header, open
+// as Handle (vlfs patch).
+type LseekRequest struct {
+	Header
+	Handle HandleID
+	Offset uint64
+	Whence uint32
+}
+
+var _ Request = (*LseekRequest)(nil)
+
+func (r *LseekRequest) String() string {
+	return fmt.Sprintf("Lseek [%s] %v @%d whence=%d", &r.Header, r.Handle, r.Offset, r.Whence)
+}
+
+// Respond replies with the offset found.
+func (r *LseekRequest) Respond(offset uint64) {
+	buf := newBuffer(unsafe.Sizeof(lseekOut{}))
+	out := (*lseekOut)(buf.alloc(unsafe.Sizeof(lseekOut{})))
+	out.Offset = offset
 	r.respond(buf)
 }

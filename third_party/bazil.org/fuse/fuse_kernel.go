@@ -1053,6 +1053,18 @@ type fAllocateIn struct {
 	_      uint32
 }
 
+// lseekIn is FUSE_LSEEK's argument and lseekOut its answer (vlfs patch).
+type lseekIn struct {
+	Fh     uint64
+	Offset uint64
+	Whence uint32
+	_      uint32
+}
+
+type lseekOut struct {
+	Offset uint64
+}
+
 // copyFileRangeIn is FUSE_COPY_FILE_RANGE's argument (vlfs patch).
 type copyFileRangeIn struct {
 	FhIn      uint64
