@@ -10,7 +10,7 @@ FUZZTIME  ?= 30s
 # FUZZMINIMIZE bounds the minimisation of each new input (the native
 # engine's default, 60s, stalls a short run on a slow target).
 FUZZMINIMIZE ?= 5s
-DEB_PKGS  := fuse3 fio fuse2fs e2fsprogs
+DEB_PKGS  := fuse3 fio fuse2fs e2fsprogs stress-ng
 
 .PHONY: all build deps test test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers loopback figures clean
 .PHONY: crashtest
@@ -26,6 +26,7 @@ deps:
 	command -v fio >/dev/null || missing="$$missing fio"; \
 	command -v fuse2fs >/dev/null || missing="$$missing fuse2fs"; \
 	command -v mkfs.ext4 >/dev/null || missing="$$missing e2fsprogs"; \
+	command -v stress-ng >/dev/null || missing="$$missing stress-ng"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing:$$missing"; \
