@@ -54,9 +54,10 @@ type FS struct {
 	// (SetKernelTimes).
 	kernelTimes bool
 
-	lookups map[Ino]uint64 // FUSE lookup counts
-	opens   map[Ino]uint32 // open handles
-	orphans map[Ino]bool   // link count 0 but still referenced
+	lookups  map[Ino]uint64 // FUSE lookup counts
+	opens    map[Ino]uint32 // open handles
+	orphans  map[Ino]bool   // link count 0 but still referenced
+	linkable map[Ino]bool   // orphans made by CreateTmp, which Link may name
 
 	dirtyBytes  int64      // buffered file data
 	reserved    int64      // dirty data blocks that each need a new block

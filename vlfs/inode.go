@@ -153,6 +153,7 @@ func (fs *FS) freeInodeLocked(in *inode) error {
 	in.data, in.nodes, in.dir, in.xattrs, in.xattrDirty = nil, nil, nil, nil, false
 	fs.imap.release(uint64(in.ino))
 	delete(fs.orphans, in.ino)
+	delete(fs.linkable, in.ino)
 	fs.touchLocked(in)
 	return nil
 }

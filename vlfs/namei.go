@@ -196,7 +196,7 @@ func (fs *FS) linkLocked(ino, newDir Ino, newName string) (Attr, error) {
 	if in.isDir() {
 		return Attr{}, fmt.Errorf("hard link to directory %d: %w", ino, ErrPerm)
 	}
-	if in.d.Nlink == 0 {
+	if in.d.Nlink == 0 && !fs.linkable[ino] {
 		return Attr{}, fmt.Errorf("link to unlinked inode %d: %w", ino, ErrNotExist)
 	}
 	d, err := fs.dirInodeLocked(newDir)
@@ -218,6 +218,10 @@ func (fs *FS) linkLocked(ino, newDir Ino, newName string) (Attr, error) {
 	}
 	if err := fs.dirAddLocked(d, newName, in.ino, in.d.Mode); err != nil {
 		return Attr{}, err
+	}
+	if in.d.Nlink == 0 { // an O_TMPFILE file gets its name
+		delete(fs.linkable, ino)
+		delete(fs.orphans, ino)
 	}
 	in.d.Nlink++
 	in.d.Ctime = now()

@@ -86,6 +86,7 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"UnixSocket":            testUnixSocket,
 	"XattrNamespaces":       testXattrNamespaces,
 	"XattrCapability":       testXattrCapability,
+	"Tmpfile":               testTmpfile,
 }
 
 // RunPosix runs every PosixTests case as a subtest, each in the directory

@@ -28,14 +28,19 @@ func (s *Server) owner(h *fuse.Header, dir vlfs.Ino, perm uint32, isDir bool) (u
 
 func (s *Server) create(r *fuse.CreateRequest) error {
 	dir := ino(r.Node)
-	if s.isStatsName(r.Node, r.Name) {
+	if !r.Tmpfile && s.isStatsName(r.Node, r.Name) {
 		return syscall.EEXIST
 	}
 	uid, gid, perm, err := s.owner(&r.Header, dir, unixPerm(r.Mode), false)
 	if err != nil {
 		return err
 	}
-	a, err := s.fs.Create(dir, r.Name, syscall.S_IFREG|perm, uid, gid)
+	var a vlfs.Attr
+	if r.Tmpfile { // O_TMPFILE: no name; linkat(2) may give it one
+		a, err = s.fs.CreateTmp(dir, syscall.S_IFREG|perm, uid, gid)
+	} else {
+		a, err = s.fs.Create(dir, r.Name, syscall.S_IFREG|perm, uid, gid)
+	}
 	if err != nil {
 		return err
 	}

@@ -1010,7 +1010,7 @@ func (c *Conn) ReadRequest() (Request, error) {
 			Mask:   in.Mask,
 		}
 
-	case opCreate:
+	case opCreate, opTmpfile: // vlfs patch: O_TMPFILE's request is CREATE's
 		size := createInSize(c.proto)
 		if m.len() < size {
 			goto corrupt
@@ -1022,10 +1022,11 @@ func (c *Conn) ReadRequest() (Request, error) {
 			goto corrupt
 		}
 		r := &CreateRequest{
-			Header: m.Header(),
-			Flags:  openFlags(in.Flags),
-			Mode:   fileMode(in.Mode),
-			Name:   string(name[:i]),
+			Header:  m.Header(),
+			Flags:   openFlags(in.Flags),
+			Mode:    fileMode(in.Mode),
+			Name:    string(name[:i]),
+			Tmpfile: m.hdr.Opcode == opTmpfile,
 		}
 		if c.proto.GE(Protocol{7, 12}) {
 			r.Umask = fileMode(in.Umask) & os.ModePerm
@@ -1957,12 +1958,16 @@ type CreateRequest struct {
 	Mode   os.FileMode
 	// Umask of the request.
 	Umask os.FileMode
+	// Tmpfile is set for open(2) with O_TMPFILE (FUSE_TMPFILE, vlfs
+	// patch): the file gets no name (Name is "/"), and linkat(2) may give
+	// it one later.
+	Tmpfile bool
 }
 
 var _ Request = (*CreateRequest)(nil)
 
 func (r *CreateRequest) String() string {
-	return fmt.Sprintf("Create [%s] %q fl=%v mode=%v umask=%v", &r.Header, r.Name, r.Flags, r.Mode, r.Umask)
+	return fmt.Sprintf("Create [%s] %q fl=%v mode=%v umask=%v tmpfile=%v", &r.Header, r.Name, r.Flags, r.Mode, r.Umask, r.Tmpfile)
 }
 
 // Respond replies to the request with the given response.
