@@ -251,7 +251,7 @@ func (r *modelRun) step() {
 		{10, r.opCreate}, {5, r.opMkdir}, {20, r.opWrite}, {5, r.opTruncate}, {6, r.opUnlink},
 		{4, r.opRmdir}, {8, r.opRename}, {4, r.opLink}, {2, r.opSymlink}, {6, r.opRead},
 		{2, r.opSync}, {1, r.opRemount}, {3, r.opFallocate}, {4, r.opXattr}, {2, r.opOpenUnlinked},
-		{3, r.opCopyRange},
+		{3, r.opCopyRange}, {2, r.opTmpfile},
 	}
 	total := 0
 	for _, o := range ops {
@@ -771,5 +771,46 @@ func (r *modelRun) opOpenUnlinked() {
 	r.expect("release", fs.Release(ino), nil)
 	if _, err := fs.GetAttr(ino); !errors.Is(err, ErrNotExist) {
 		r.fatalf("released unlinked inode %d still exists: %v", ino, err)
+	}
+}
+
+// opTmpfile makes an unnamed file (O_TMPFILE), writes it, and either names
+// it with Link or lets it go, when it must be freed.
+func (r *modelRun) opTmpfile() {
+	p := r.randPath()
+	fs := r.im.fs
+	a, err := fs.CreateTmp(r.ino(p.dir), 0o600, 0, 0)
+	r.expect(fmt.Sprintf("create unnamed in %v", p.dir), err, nil)
+	if err != nil {
+		return
+	}
+	r.expect("open unnamed", fs.Open(a.Ino), nil)
+	data := make([]byte, []int{0, 100, 5000, 70000}[r.rng.Intn(4)])
+	r.rng.Read(data)
+	_, err = fs.Write(a.Ino, 0, data)
+	r.expect("write unnamed", err, nil)
+	if r.rng.Intn(3) == 0 {
+		r.expect("sync", fs.Sync(), nil)
+		r.check()
+	}
+	named := false
+	if r.rng.Intn(2) == 0 {
+		d := r.mdir(p.dir)
+		b, err := fs.Link(a.Ino, r.ino(p.dir), p.name)
+		var want error
+		if d.kids[p.name] != nil {
+			want = ErrExist
+		}
+		r.expect(fmt.Sprintf("name unnamed %v/%s", p.dir, p.name), err, want)
+		if err == nil {
+			fs.Forget(b.Ino, 1)
+			d.kids[p.name] = &mNode{nlink: 1, data: data}
+			named = true
+		}
+	}
+	r.expect("release unnamed", fs.Release(a.Ino), nil)
+	fs.Forget(a.Ino, 1) // CreateTmp's lookup
+	if _, err := fs.GetAttr(a.Ino); !named && !errors.Is(err, ErrNotExist) {
+		r.fatalf("released unnamed inode %d still exists: %v", a.Ino, err)
 	}
 }
