@@ -265,7 +265,7 @@ func (k *killer) startDaemon() (*daemon, error) {
 	go func() { d.exited <- cmd.Wait() }()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if typ, ok, _ := fusefs.MountType(k.mnt); ok && typ == "fuse.vlfs" {
+		if typ, ok, _ := fusefs.MountType(k.mnt); ok && fusefs.IsVLFS(typ) {
 			return d, nil
 		}
 		select {

@@ -30,6 +30,7 @@ type mountArgs struct {
 	placement     string // "" or the placement the image must have (fixed at mkfs)
 	background    bool
 	debug         bool
+	blkdev        bool // -o blkdev: mount as fuseblk over a loop device
 	logFile       string
 	installHelper string
 
@@ -138,6 +139,10 @@ func (a *mountArgs) applyOptions() error {
 			a.clock = val
 		case "debug":
 			a.debug = true
+		case "blkdev":
+			// fuseblk over a loop device of the image: the kernel sends
+			// syncfs(2) and sync(2) on only to such mounts (root only).
+			a.blkdev = true
 		case "log":
 			a.logFile = val
 		case "compactor":

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vlfs/vlfs/internal/loopdev"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
@@ -60,6 +61,17 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	fo.Logf = logger.Printf
 	if a.debug {
 		fo.Debug = func(m string) { logger.Print(m) }
+	}
+	if a.blkdev {
+		loop, err := loopdev.Attach(a.image, fo.ReadOnly)
+		if err != nil {
+			fsys.Close()
+			return fail(fmt.Errorf("-o blkdev needs root and loop devices: %w", err))
+		}
+		// The mount holds the device too; it detaches itself once both
+		// are gone (LO_FLAGS_AUTOCLEAR), whichever goes last.
+		defer loop.Close()
+		fo.BlockDevice = loop.Path
 	}
 	srv, err := fusefs.Mount(dir, fsys, fo)
 	if err != nil {

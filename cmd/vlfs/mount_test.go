@@ -21,6 +21,7 @@ func TestParseMountArgs(t *testing.T) {
 		clock vld.Clock
 		ro    bool
 		other bool
+		blk   bool
 	}{
 		{args: []string{"img", "dir"}},
 		{args: []string{"-o", "ro,allow_other", "img", "dir"}, ro: true, other: true},
@@ -28,6 +29,7 @@ func TestParseMountArgs(t *testing.T) {
 		{args: []string{"img", "dir", "-o", "rw,noatime,clock=real"}, clock: vld.ClockReal},
 		{args: []string{"-n", "img", "dir", "-o", "defaults,_netdev", "-o", "ro"}, ro: true},
 		{args: []string{"--clock", "real", "img", "dir"}, clock: vld.ClockReal},
+		{args: []string{"-o", "blkdev", "img", "dir"}, blk: true},
 		{args: []string{"--clock", "sundial", "img", "dir"}, code: exitUsage},
 		{args: []string{"img", "dir", "-o", "bogus"}, code: exitUsage},
 		{args: []string{"img"}, code: exitUsage},
@@ -43,7 +45,7 @@ func TestParseMountArgs(t *testing.T) {
 			continue
 		}
 		if a.image != "img" || a.dir != "dir" || a.fsOpt.Clock != tc.clock || a.fsOpt.ReadOnly != tc.ro ||
-			a.fuse.ReadOnly != tc.ro || a.fuse.AllowOther != tc.other || !filepath.IsAbs(a.fuse.FSName) {
+			a.fuse.ReadOnly != tc.ro || a.fuse.AllowOther != tc.other || !filepath.IsAbs(a.fuse.FSName) || a.blkdev != tc.blk {
 			t.Errorf("%q: parsed %+v", tc.args, a)
 		}
 	}

@@ -52,7 +52,7 @@ func umount(dir string, lazy, wait bool, w io.Writer) error {
 	if !mounted {
 		return fmt.Errorf("%s is not mounted", dir)
 	}
-	if fstype != "fuse.vlfs" {
+	if !fusefs.IsVLFS(fstype) {
 		return fmt.Errorf("%s is a %s mount, not vlfs; use umount(8)", dir, fstype)
 	}
 	pid := daemonPID(dir) // 0 if the mount is dead or not ours

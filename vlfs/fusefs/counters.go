@@ -50,6 +50,7 @@ const (
 	opPoll
 	opCopyFileRange
 	opLseek
+	opSyncfs
 	numOpcodes
 )
 
@@ -61,7 +62,7 @@ var opcodeNames = [numOpcodes]string{
 	"opendir", "read", "readdir", "write", "statfs", "release", "releasedir",
 	"fsync", "fsyncdir", "setxattr", "getxattr", "listxattr", "removexattr",
 	"flush", "access", "create", "interrupt", "destroy", "fallocate", "lock",
-	"poll", "copy_file_range", "lseek",
+	"poll", "copy_file_range", "lseek", "syncfs",
 }
 
 // OpCount is what the server counted for one FUSE opcode.
@@ -189,6 +190,8 @@ func opcodeOfRest(req fuse.Request) opcode {
 		return opCopyFileRange
 	case *fuse.LseekRequest:
 		return opLseek
+	case *fuse.SyncFSRequest:
+		return opSyncfs
 	}
 	return opUnknown
 }

@@ -73,6 +73,14 @@ func (s *Server) dispatchRest(req fuse.Request) error {
 		return s.copyFileRange(r)
 	case *fuse.LseekRequest:
 		return s.lseek(r)
+	case *fuse.SyncFSRequest:
+		// syncfs(2) and sync(2), sent to fuseblk mounts only: the whole
+		// file system becomes durable, as for any fsync.
+		if err := s.fs.Sync(); err != nil {
+			return err
+		}
+		r.Respond()
+		return nil
 	case *fuse.StatfsRequest:
 		return s.statfs(r)
 	case *fuse.AccessRequest:

@@ -60,6 +60,11 @@ type Options struct {
 	AllowOther, AllowDev, AllowSUID, NonEmpty bool
 	// FSName is the source shown in /proc/mounts (default "vlfs").
 	FSName string
+	// BlockDevice, if set, mounts as type fuseblk with this block device
+	// (a loop device over the image, internal/loopdev) as the source, in
+	// place of FSName. Only root may. The kernel then sends syncfs(2) and
+	// sync(2) on to the server, which commits (docs/durability.md).
+	BlockDevice string
 	// MaxReadahead in bytes (default 1 MiB, capped by the kernel).
 	MaxReadahead uint32
 	// ImageReadahead is how far, in bytes, past each READ of a file read
@@ -123,8 +128,12 @@ func timeout(d, def time.Duration) time.Duration {
 
 // mountOptions are what bazil.org/fuse passes to fusermount3 and to INIT.
 func (o Options) mountOptions() []fuse.MountOption {
+	source := o.FSName
+	if o.BlockDevice != "" {
+		source = o.BlockDevice
+	}
 	opts := []fuse.MountOption{
-		fuse.FSName(o.FSName),
+		fuse.FSName(source),
 		fuse.Subtype("vlfs"),
 		// Permission checks are the kernel's (vlfs leaves them out).
 		fuse.DefaultPermissions(),
@@ -133,6 +142,9 @@ func (o Options) mountOptions() []fuse.MountOption {
 	}
 	if !o.NoWritebackCache && !o.ReadOnly {
 		opts = append(opts, fuse.WritebackCache())
+	}
+	if o.BlockDevice != "" {
+		opts = append(opts, fuse.Blkdev())
 	}
 	if !o.ReadOnly {
 		// The server clears set-ID bits itself (killpriv.go), which spares

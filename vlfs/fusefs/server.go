@@ -69,7 +69,11 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 	default:
 		s.connID = e.ConnID()
 		// An error leaves the kernel's window: more READs, nothing else.
-		s.readaheadKB, s.readaheadErr = raiseReadahead(BDIDir, e.Dev, o.MaxReadahead>>10)
+		bdi := e.Dev
+		if e.FSType == "fuseblk.vlfs" || e.FSType == "fuseblk" {
+			bdi += "-fuseblk" // the kernel's name for a fuseblk mount's bdi
+		}
+		s.readaheadKB, s.readaheadErr = raiseReadahead(BDIDir, bdi, o.MaxReadahead>>10)
 	}
 	s.start()
 	s.disablePoll()

@@ -1056,6 +1056,12 @@ func (c *Conn) ReadRequest() (Request, error) {
 			Header: m.Header(),
 		}
 
+	case opSyncFS:
+		// vlfs patch: syncfs(2) and sync(2), sent to fuseblk mounts.
+		req = &SyncFSRequest{
+			Header: m.Header(),
+		}
+
 	case opNotifyReply:
 		req = &NotifyReply{
 			Header: m.Header(),
@@ -2123,6 +2129,26 @@ func (r *DestroyRequest) String() string {
 
 // Respond replies to the request.
 func (r *DestroyRequest) Respond() {
+	buf := newBuffer(0)
+	r.respond(buf)
+}
+
+// A SyncFSRequest asks for the whole file system to be made durable:
+// syncfs(2) or sync(2) on the mount. The kernel sends it only to mounts of
+// type fuseblk (and virtiofs), never to other /dev/fuse mounts (vlfs
+// patch).
+type SyncFSRequest struct {
+	Header `json:"-"`
+}
+
+var _ Request = (*SyncFSRequest)(nil)
+
+func (r *SyncFSRequest) String() string {
+	return fmt.Sprintf("SyncFS [%s]", &r.Header)
+}
+
+// Respond replies to the request.
+func (r *SyncFSRequest) Respond() {
 	buf := newBuffer(0)
 	r.respond(buf)
 }

@@ -454,6 +454,7 @@ const (
 	opCopyFileRange = 47
 	opSetupMapping  = 48
 	opRemoveMapping = 49
+	opSyncFS        = 50 // vlfs patch
 	opTmpfile       = 51 // vlfs patch
 )
 

@@ -109,6 +109,17 @@ func AllowSUID() MountOption {
 // accessed by other users without AllowOther.
 //
 // FreeBSD ignores this option.
+// Blkdev mounts as type fuseblk: FSName must then name a block device,
+// which the kernel holds open while mounted, and only root may mount. The
+// kernel sends SyncFSRequest for syncfs(2) and sync(2) to such mounts only
+// (vlfs patch).
+func Blkdev() MountOption {
+	return func(conf *mountConfig) error {
+		conf.options["blkdev"] = ""
+		return nil
+	}
+}
+
 func DefaultPermissions() MountOption {
 	return func(conf *mountConfig) error {
 		conf.options["default_permissions"] = ""
