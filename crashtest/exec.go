@@ -55,6 +55,8 @@ func (e executor) do(op Op, tag int) error {
 		return e.create(op)
 	case "link":
 		return e.link(op)
+	case "tmpfile":
+		return e.tmpfile(op, tag)
 	case "unlink", "rmdir":
 		return e.remove(op)
 	case "rename":
@@ -98,6 +100,32 @@ func (e executor) link(op Op) error {
 		return err
 	}
 	_, err = e.fs.Link(ino, dir, name)
+	return err
+}
+
+// tmpfile makes an unnamed file (open(2) with O_TMPFILE), writes it, and
+// names it by link (linkat(2)), as the kernel would through a mount.
+func (e executor) tmpfile(op Op, tag int) error {
+	dir, name, err := e.parent(op.Args[0])
+	if err != nil {
+		return err
+	}
+	a, err := e.fs.CreateTmp(dir, 0o644, 0, 0)
+	if err != nil {
+		return err
+	}
+	defer e.fs.Forget(a.Ino, 1)
+	if err := e.fs.Open(a.Ino); err != nil {
+		return err
+	}
+	defer e.fs.Release(a.Ino)
+	if _, err := e.fs.Write(a.Ino, 0, pattern(tag, 0, op.num(1))); err != nil {
+		return err
+	}
+	b, err := e.fs.Link(a.Ino, dir, name)
+	if err == nil {
+		e.fs.Forget(b.Ino, 1)
+	}
 	return err
 }
 

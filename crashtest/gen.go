@@ -83,12 +83,13 @@ func fileOps(f string) []core {
 		{"unlink", []string{f}},
 		{"chmod", []string{f, "600"}},
 	}
-	out := make([]core, 0, len(ops)+2)
+	out := make([]core, 0, len(ops)+3)
 	for _, o := range ops {
 		out = append(out, core{op: o, target: f})
 	}
 	return append(out,
 		core{op: Op{"creat", []string{f}}, absent: []string{f}, target: f},
+		core{op: Op{"tmpfile", []string{f, "6000"}}, absent: []string{f}, target: f},
 		core{op: Op{"symlink", []string{"../target", f}}, absent: []string{f}, target: f})
 }
 

@@ -20,7 +20,7 @@ func (ns namespace) exists(p string) bool { return p == "" || ns[p] }
 // apply updates the namespace for op, ignoring ops that would fail.
 func (ns namespace) apply(op Op) {
 	switch op.Kind {
-	case "creat", "mkdir":
+	case "creat", "mkdir", "tmpfile":
 		if ns.exists(parentOf(op.Args[0])) {
 			ns[op.Args[0]] = true
 		}

@@ -42,6 +42,7 @@ type opSpec struct {
 func specOf(kind string) (opSpec, bool) {
 	s, ok := map[string]opSpec{
 		"creat":       {min: 1, max: 1},
+		"tmpfile":     {min: 2, max: 2, nums: []int{1}},
 		"mkdir":       {min: 1, max: 1},
 		"write":       {min: 3, max: 3, nums: []int{1, 2}},
 		"falloc":      {min: 3, max: 4, nums: []int{1, 2}},
@@ -97,6 +98,9 @@ func parseOp(line string) (Op, error) {
 	}
 	if (op.Kind == "write" || op.Kind == "copy") && op.num(2) > maxWrite {
 		return Op{}, fmt.Errorf("%s of %d bytes: at most %d: %w", op.Kind, op.num(2), maxWrite, ErrBadWorkload)
+	}
+	if op.Kind == "tmpfile" && op.num(1) > maxWrite {
+		return Op{}, fmt.Errorf("tmpfile of %d bytes: at most %d: %w", op.num(1), maxWrite, ErrBadWorkload)
 	}
 	if op.Kind == "falloc" && len(op.Args) == 4 {
 		if _, ok := fallocMode(op.Args[3]); !ok {
