@@ -43,10 +43,7 @@ func TestTmpfile(t *testing.T) {
 	t.Run("never named", func(t *testing.T) {
 		im := newImage(t, 16<<20)
 		before := must(im.fs.StatFS()).ok(t)
-		a := must(im.fs.CreateTmp(RootIno, 0o600, 0, 0)).ok(t)
-		must(0, im.fs.Open(a.Ino)).ok(t)
-		must(im.fs.Write(a.Ino, 0, data)).ok(t)
-		must(0, im.fs.Fsync(a.Ino, false)).ok(t)
+		a := unnamedSynced(t, im, data)
 		mid := must(im.fs.StatFS()).ok(t)
 		if used(mid) != used(before)+1 || mid.Bfree >= before.Bfree {
 			t.Fatalf("statfs with the file: %+v, before %+v", mid, before)
@@ -65,10 +62,7 @@ func TestTmpfile(t *testing.T) {
 	t.Run("crash before naming", func(t *testing.T) {
 		im := newImage(t, 16<<20)
 		before := must(im.fs.StatFS()).ok(t)
-		a := must(im.fs.CreateTmp(RootIno, 0o600, 0, 0)).ok(t)
-		must(0, im.fs.Open(a.Ino)).ok(t)
-		must(im.fs.Write(a.Ino, 0, data)).ok(t)
-		must(0, im.fs.Fsync(a.Ino, false)).ok(t)
+		a := unnamedSynced(t, im, data)
 		crashed := mountImage(t, imageCopy(t, im.dev), Options{Logf: t.Logf})
 		if _, err := crashed.fs.GetAttr(a.Ino); err == nil {
 			t.Fatal("the mount after a crash kept the unnamed file")
@@ -96,3 +90,13 @@ func TestTmpfile(t *testing.T) {
 
 // used is the number of inodes in use (statfs's total moves with free space).
 func used(s StatFS) uint64 { return s.Files - s.Ffree }
+
+// unnamedSynced makes an unnamed file, open, holding data, fsynced.
+func unnamedSynced(t *testing.T, im *testImage, data []byte) Attr {
+	t.Helper()
+	a := must(im.fs.CreateTmp(RootIno, 0o600, 0, 0)).ok(t)
+	must(0, im.fs.Open(a.Ino)).ok(t)
+	must(im.fs.Write(a.Ino, 0, data)).ok(t)
+	must(0, im.fs.Fsync(a.Ino, false)).ok(t)
+	return a
+}

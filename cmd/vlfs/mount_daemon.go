@@ -63,6 +63,10 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 		fo.Debug = func(m string) { logger.Print(m) }
 	}
 	if a.blkdev {
+		if err := loopdev.Available(); err != nil {
+			fsys.Close()
+			return fail(fmt.Errorf("-o blkdev: %w", err))
+		}
 		loop, err := loopdev.Attach(a.image, fo.ReadOnly)
 		if err != nil {
 			fsys.Close()

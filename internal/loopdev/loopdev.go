@@ -28,6 +28,18 @@ type loopConfig struct {
 	_         [8]uint64
 }
 
+// Available says why loop devices cannot be attached here (not root, or
+// no /dev/loop-control), or nil if they can.
+func Available() error {
+	if os.Geteuid() != 0 {
+		return errors.New("loop devices need root")
+	}
+	if _, err := os.Stat("/dev/loop-control"); err != nil {
+		return fmt.Errorf("no loop devices here: %w", err)
+	}
+	return nil
+}
+
 // Device is an attached loop device. Close drops this process's hold on
 // it; the device detaches when no one else (a mount) holds it either.
 type Device struct {
