@@ -71,6 +71,7 @@ var PosixTests = map[string]func(t *testing.T, dir string){
 	"TruncateWhileOpen":     testTruncateWhileOpen,
 	"PartialBlocks":         testPartialBlocks,
 	"SeekDataHole":          testSeekDataHole,
+	"SeekDataMmap":          testSeekDataMmap,
 	"CopyFileRange":         testCopyFileRange,
 	"CtimeOnChange":         testCtimeOnChange,
 	"DirTimesOnEntryChange": testDirTimesOnEntryChange,

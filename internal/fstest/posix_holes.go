@@ -112,3 +112,26 @@ func testFallocatePunchHole(t *testing.T, dir string) {
 		wantContent(t, p, want)
 	}
 }
+
+// testSeekDataMmap: a page stored into through a shared mapping of a
+// sparse file, not synced, is data to SEEK_DATA and SEEK_HOLE (or the whole
+// file is, on a file system without holes): a copier that skips holes must
+// not skip it. FUSE sends lseek without writing dirty pages back first.
+func testSeekDataMmap(t *testing.T, dir string) {
+	const size, page = 1 << 20, 100 * 4096
+	f, err := os.Create(filepath.Join(dir, "f"))
+	mustDo(t, "create", err)
+	defer f.Close()
+	mustDo(t, "ftruncate", f.Truncate(size))
+	m, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mustDo(t, "mmap MAP_SHARED", err)
+	defer unix.Munmap(m)
+	mapWrite(t, m[page:], pattern(4096, 9))
+	d, err := unix.Seek(fd(f), 0, unix.SEEK_DATA)
+	if err != nil || d > page {
+		t.Fatalf("SEEK_DATA from 0 = %d, %v: past the page stored at %d", d, err, page)
+	}
+	if h, err := unix.Seek(fd(f), page, unix.SEEK_HOLE); err != nil || h <= page {
+		t.Fatalf("SEEK_HOLE from the stored page at %d = %d, %v", page, h, err)
+	}
+}

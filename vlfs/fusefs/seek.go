@@ -16,14 +16,15 @@ const (
 )
 
 // lseek answers SEEK_DATA and SEEK_HOLE from vlfs's block map. The kernel
-// sends them without writing its dirty pages back first, and under the
-// writeback cache those pages may fill holes vlfs knows nothing of yet, or
-// lie past the size vlfs knows. They can exist only while a handle that may
-// write is open (close writes them back, and so does the last release), so
-// for such a file the server first has the kernel write them back:
-// invalidating the inode's pages launders each dirty one with a WRITE,
-// which a spare reader answers while this one waits. An inode nobody has
-// open for writing is answered at once. (docs/fuse.md, "Holes".)
+// sends them without writing its dirty pages back first, and those pages
+// (written under the writeback cache, or through a shared mapping in any
+// mode) may fill holes vlfs knows nothing of yet, or lie past the size
+// vlfs knows. They can exist only while a handle that may write is open
+// (close writes them back, and so does the last release), so for such a
+// file the server first has the kernel write them back: invalidating the
+// inode's pages launders each dirty one with a WRITE, which a spare reader
+// answers while this one waits. An inode nobody has open for writing is
+// answered at once. (docs/fuse.md, "Holes".)
 func (s *Server) lseek(r *fuse.LseekRequest) error {
 	var data bool
 	switch r.Whence {
@@ -36,7 +37,7 @@ func (s *Server) lseek(r *fuse.LseekRequest) error {
 	if r.Offset > math.MaxInt64 {
 		return syscall.ENXIO
 	}
-	if s.writebackCache() && s.writers.writing(r.Node) {
+	if s.writers.writing(r.Node) {
 		s.pool.spare()
 		if err := s.conn.InvalidateNode(r.Node, 0, -1); err != nil && !errors.Is(err, fuse.ErrNotCached) {
 			return err
@@ -70,8 +71,6 @@ func (s *Server) seekStats(r *fuse.LseekRequest) error {
 	}
 	return nil
 }
-
-func (s *Server) writebackCache() bool { return !s.opt.NoWritebackCache && !s.opt.ReadOnly }
 
 // writerTable counts, per inode, the open handles that may write: the
 // kernel can hold dirty pages of an inode only while one is open.
