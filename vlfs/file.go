@@ -245,7 +245,14 @@ func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool) ([]byte, error
 			return nil, err
 		}
 		if a == 0 {
+			// The count is in the record: mark it changed. Under kernel
+			// times a write inside the size changes nothing else of the
+			// record, and the data's write-out below an indirect block
+			// (a numbered node's map entry, or a pointer rewritten in
+			// place) may change nothing of it either, so the commit
+			// would leave the old count on disk.
 			in.d.Blocks++
+			in.changed()
 		} else if !whole {
 			if err := fs.readDataLocked(in, a, buf); err != nil {
 				return nil, err

@@ -84,6 +84,9 @@ type modelImage struct {
 	fs     *FS
 	o      Options
 	limits *cacheLimits // if set, applied at every mount
+	// kernelTimes leaves file times to the caller, as a FUSE mount with
+	// the writeback cache does (FS.SetKernelTimes).
+	kernelTimes bool
 }
 
 func (im *modelImage) mount() error {
@@ -94,6 +97,7 @@ func (im *modelImage) mount() error {
 	if im.limits != nil {
 		fs.limits = *im.limits
 	}
+	fs.SetKernelTimes(im.kernelTimes)
 	im.fs = fs
 	return nil
 }

@@ -48,7 +48,10 @@ func (fs *FS) writeThroughLocked(in *inode, a, b uint64, buf []byte) error {
 		var old vld.Addr
 		w, err := fs.fileBlockWriteLocked(in, lbn, buf[(lbn-a)*bs:(lbn-a+1)*bs], prev, func(addr vld.Addr) {
 			if old == 0 {
+				// A new block changes the record's count, even when the
+				// write leaves the size and (kernel) times alone.
 				in.d.Blocks++
+				in.changed()
 			}
 			// buf is not ours to keep; an in-place volume may have
 			// rewritten a remembered address.
