@@ -21,16 +21,19 @@ import (
 
 // mountArgs is a parsed `vlfs mount` command line.
 type mountArgs struct {
-	image, dir    string
-	opts          []string // -o values, in order
-	clock         string
-	batch         string
-	head          string
-	compactor     string // on or off (mount_compactor.go)
-	placement     string // "" or the placement the image must have (fixed at mkfs)
-	background    bool
-	debug         bool
-	blkdev        bool // -o blkdev: mount as fuseblk over a loop device
+	image, dir string
+	opts       []string // -o values, in order
+	clock      string
+	batch      string
+	head       string
+	compactor  string // on or off (mount_compactor.go)
+	placement  string // "" or the placement the image must have (fixed at mkfs)
+	background bool
+	debug      bool
+	// blkdev: "on" (-o blkdev) mounts as fuseblk over a loop device of
+	// the image, so that sync(2) and syncfs(2) reach vlfs; "off"
+	// (-o noblkdev) and "" (the default) do not (mount_blkdev.go).
+	blkdev        string
 	logFile       string
 	installHelper string
 
@@ -140,9 +143,9 @@ func (a *mountArgs) applyOptions() error {
 		case "debug":
 			a.debug = true
 		case "blkdev":
-			// fuseblk over a loop device of the image: the kernel sends
-			// syncfs(2) and sync(2) on only to such mounts (root only).
-			a.blkdev = true
+			a.blkdev = "on"
+		case "noblkdev":
+			a.blkdev = "off"
 		case "log":
 			a.logFile = val
 		case "compactor":

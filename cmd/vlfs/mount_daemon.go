@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/vlfs/vlfs/internal/loopdev"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
@@ -62,16 +61,12 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	if a.debug {
 		fo.Debug = func(m string) { logger.Print(m) }
 	}
-	if a.blkdev {
-		if err := loopdev.Available(); err != nil {
-			fsys.Close()
-			return fail(fmt.Errorf("-o blkdev: %w", err))
-		}
-		loop, err := loopdev.Attach(a.image, fo.ReadOnly)
-		if err != nil {
-			fsys.Close()
-			return fail(fmt.Errorf("-o blkdev needs root and loop devices: %w", err))
-		}
+	loop, err := attachLoop(a)
+	if err != nil {
+		fsys.Close()
+		return fail(err)
+	}
+	if loop != nil {
 		// The mount holds the device too; it detaches itself once both
 		// are gone (LO_FLAGS_AUTOCLEAR), whichever goes last.
 		defer loop.Close()

@@ -21,7 +21,7 @@ func TestParseMountArgs(t *testing.T) {
 		clock vld.Clock
 		ro    bool
 		other bool
-		blk   bool
+		blk   string
 	}{
 		{args: []string{"img", "dir"}},
 		{args: []string{"-o", "ro,allow_other", "img", "dir"}, ro: true, other: true},
@@ -29,7 +29,8 @@ func TestParseMountArgs(t *testing.T) {
 		{args: []string{"img", "dir", "-o", "rw,noatime,clock=real"}, clock: vld.ClockReal},
 		{args: []string{"-n", "img", "dir", "-o", "defaults,_netdev", "-o", "ro"}, ro: true},
 		{args: []string{"--clock", "real", "img", "dir"}, clock: vld.ClockReal},
-		{args: []string{"-o", "blkdev", "img", "dir"}, blk: true},
+		{args: []string{"-o", "blkdev", "img", "dir"}, blk: "on"},
+		{args: []string{"img", "dir", "-o", "noblkdev"}, blk: "off"},
 		{args: []string{"--clock", "sundial", "img", "dir"}, code: exitUsage},
 		{args: []string{"img", "dir", "-o", "bogus"}, code: exitUsage},
 		{args: []string{"img"}, code: exitUsage},
