@@ -53,14 +53,14 @@ test-short: build
 	$(GO) test -short -count=1 $(PKGS)
 
 # run: the README's first command. Builds, creates a default image (st19101,
-# 1 GiB) unless one exists, and mounts it at ./mnt in the foreground. As
-# root it mounts with -o blkdev (a loop device under a fuseblk mount), so
-# that sync(1) and syncfs(2) commit too (docs/durability.md).
+# 1 GiB) unless one exists, and mounts it at ./mnt in the foreground (as
+# root over a loop device, so that sync(1) and syncfs(2) commit too:
+# docs/durability.md).
 run: deps build
 	@mkdir -p $(MNT)
 	@[ -f $(IMAGE) ] || ./bin/vlfs mkfs --disk st19101 --size 1GiB $(IMAGE)
 	@echo "mounting $(IMAGE) at ./$(MNT); use it from another shell, Ctrl-C to unmount"
-	./bin/vlfs mount $$( [ "$$(id -u)" = 0 ] && [ -e /dev/loop-control ] && echo -o blkdev ) $(IMAGE) $(MNT)
+	./bin/vlfs mount $(IMAGE) $(MNT)
 
 # -timeout 0: go test's default 10m timeout would end a FUZZTIME=10m run.
 # A run that fails without writing a new input under testdata/fuzz is the

@@ -30,9 +30,9 @@ type mountArgs struct {
 	placement  string // "" or the placement the image must have (fixed at mkfs)
 	background bool
 	debug      bool
-	// blkdev: "on" (-o blkdev) mounts as fuseblk over a loop device of
-	// the image, so that sync(2) and syncfs(2) reach vlfs; "off"
-	// (-o noblkdev) and "" (the default) do not (mount_blkdev.go).
+	// blkdev: mount as fuseblk over a loop device of the image, so that
+	// sync(2) and syncfs(2) reach vlfs: "on" (-o blkdev: or fail), "off"
+	// (-o noblkdev), "" (whenever root can; mount_blkdev.go).
 	blkdev        string
 	logFile       string
 	installHelper string
@@ -302,12 +302,13 @@ func mountedMessage(w io.Writer, a *mountArgs, pid int, foreground bool) {
 // helperScript is installed as mount.fuse.vlfs: mount(8) runs it for
 // fstab entries of type fuse.vlfs as "mount.fuse.vlfs IMAGE DIR -o OPTS".
 // mount(8) runs helpers with an empty environment, hence PATH (for
-// fusermount3).
+// fusermount3). Its mounts are plain fuse.vlfs, as the fstab entry says,
+// unless the entry's options ask for blkdev (later options win).
 const helperScript = `#!/bin/sh
 # mount(8) helper for file systems of type fuse.vlfs (written by vlfs mount --install-helper).
 PATH=${PATH:-` + defaultPath + `}
 export PATH
-exec %q mount --background "$@"
+exec %q mount --background -o noblkdev "$@"
 `
 
 // defaultPath is used when vlfs runs without PATH (as a mount(8) helper).

@@ -61,7 +61,7 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	if a.debug {
 		fo.Debug = func(m string) { logger.Print(m) }
 	}
-	loop, err := attachLoop(a)
+	loop, err := attachLoop(a, logger.Printf)
 	if err != nil {
 		fsys.Close()
 		return fail(err)

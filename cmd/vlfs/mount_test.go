@@ -165,7 +165,7 @@ func TestInstallHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), fmt.Sprintf("%q mount --background \"$@\"", bin)) || !strings.Contains(out, "fuse.vlfs") {
+	if !strings.Contains(string(b), fmt.Sprintf("%q mount --background -o noblkdev \"$@\"", bin)) || !strings.Contains(out, "fuse.vlfs") {
 		t.Fatalf("helper:\n%s\noutput: %s", b, out)
 	}
 }
