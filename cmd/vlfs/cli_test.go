@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/internal/fstest"
+	"github.com/vlfs/vlfs/internal/loopdev"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
 
@@ -45,6 +46,15 @@ func TestMountCycle(t *testing.T) {
 	t.Cleanup(func() { fusefs.Unmount(mnt, true) })
 	if !strings.Contains(out, "vlfs umount "+mnt) {
 		t.Errorf("mount does not say how to unmount:\n%s", out)
+	}
+	// Over a loop device (fuseblk) whenever one can be had, so that sync
+	// and syncfs commit; plain otherwise.
+	want := "fuse.vlfs"
+	if loopdev.Available() == nil {
+		want = "fuseblk.vlfs"
+	}
+	if typ, _, _ := fusefs.MountType(mnt); typ != want {
+		t.Errorf("mounted as %q, want %q", typ, want)
 	}
 	if code, _, errs := runCLI(t, "mount", "--background", img, mnt2); code != exitFailure || !strings.Contains(errs, "already in use") {
 		t.Errorf("second mount of one image: exit %d: %s", code, errs)
