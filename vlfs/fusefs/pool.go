@@ -63,18 +63,6 @@ func (p *pool) busy(concurrent bool) {
 	}
 }
 
-// spare makes sure a reader waits, for a handler about to wait on requests
-// it causes itself (lseek's writeback, seek.go): the one exception to
-// "nothing a handler waits for needs another request answered". The extra
-// reader leaves once it finds enough others waiting.
-func (p *pool) spare() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.idle == 0 && !p.ended {
-		p.spawnLocked()
-	}
-}
-
 // idleAgain is called by a reader that has answered its request; false means
 // the reader should exit because enough others are waiting.
 func (p *pool) idleAgain(concurrent bool) bool {

@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"errors"
 	"math"
 	"sync"
 	"syscall"
@@ -15,16 +14,19 @@ const (
 	seekHole = 4
 )
 
-// lseek answers SEEK_DATA and SEEK_HOLE from vlfs's block map. The kernel
-// sends them without writing its dirty pages back first, and those pages
-// (written under the writeback cache, or through a shared mapping in any
-// mode) may fill holes vlfs knows nothing of yet, or lie past the size
-// vlfs knows. They can exist only while a handle that may write is open
-// (close writes them back, and so does the last release), so for such a
-// file the server first has the kernel write them back: invalidating the
-// inode's pages launders each dirty one with a WRITE, which a spare reader
-// answers while this one waits. An inode nobody has open for writing is
-// answered at once. (docs/fuse.md, "Holes".)
+// lseek answers SEEK_DATA and SEEK_HOLE from vlfs's block map, for files
+// nobody has open for writing. The kernel sends LSEEK without writing its
+// dirty pages back first, and those pages (written under the writeback
+// cache, or through a shared mapping in any mode) may fill holes vlfs knows
+// nothing of yet, or lie past the size vlfs knows. They can exist only
+// while a handle that may write is open: close writes them back, and so
+// does the last release. For a file with such a handle the answer is
+// ENOSYS, and the kernel then answers every later lseek on this mount
+// itself, calling the whole file data up to its own size: always right,
+// never exact. (Having the kernel write the pages back first, by
+// invalidating them, made the handler wait on WRITEs only this process can
+// answer: a daemon killed in that wait could not exit, and the mount hung
+// for good. docs/fuse.md, "Holes".)
 func (s *Server) lseek(r *fuse.LseekRequest) error {
 	var data bool
 	switch r.Whence {
@@ -34,14 +36,11 @@ func (s *Server) lseek(r *fuse.LseekRequest) error {
 	default:
 		return syscall.EINVAL
 	}
+	if s.writers.writing(r.Node) {
+		return syscall.ENOSYS
+	}
 	if r.Offset > math.MaxInt64 {
 		return syscall.ENXIO
-	}
-	if s.writers.writing(r.Node) {
-		s.pool.spare()
-		if err := s.conn.InvalidateNode(r.Node, 0, -1); err != nil && !errors.Is(err, fuse.ErrNotCached) {
-			return err
-		}
 	}
 	off, err := s.fs.Seek(ino(r.Node), int64(r.Offset), data)
 	if err != nil {
