@@ -12,23 +12,34 @@ type blockVisitor func(node bool, lbn uint64, addr uint64) error
 // in-memory state (loaded indirect blocks take precedence over the disk).
 // Indirect blocks read from disk are not cached.
 func (fs *FS) forEachBlockLocked(in *inode, fn blockVisitor) error {
+	return fs.forEachBlockFromLocked(in, 0, fn)
+}
+
+// forEachBlockFromLocked is forEachBlockLocked leaving out the data blocks
+// below logical block from and the subtrees wholly below it. Data blocks
+// come in increasing logical order.
+func (fs *FS) forEachBlockFromLocked(in *inode, from uint64, fn blockVisitor) error {
 	for i, a := range in.d.Direct {
-		if a != 0 {
+		if a != 0 && uint64(i) >= from {
 			if err := fn(false, uint64(i), a); err != nil {
 				return err
 			}
 		}
 	}
 	for r := 0; r < ondisk.NumIndirect; r++ {
+		base := fs.geo.rootBase(r)
+		if base+fs.geo.span(r+1) <= from {
+			continue
+		}
 		k := nodeKey{root: uint8(r), height: uint8(r + 1)}
-		if err := fs.visitNodeLocked(in, k, in.d.Indirect[r], fs.geo.rootBase(r), fn); err != nil {
+		if err := fs.visitNodeLocked(in, k, in.d.Indirect[r], base, from, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base uint64, fn blockVisitor) error {
+func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base, from uint64, fn blockVisitor) error {
 	n := in.nodes[k]
 	if n == nil {
 		if ptr == 0 {
@@ -42,8 +53,12 @@ func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base uint64, fn blockVi
 	if err := fn(true, n.num, n.addr); err != nil {
 		return err
 	}
+	child := fs.geo.span(int(k.height) - 1)
 	for s, c := range n.ptrs {
 		idx := k.idx*fs.geo.per + uint64(s)
+		if base+(idx+1)*child <= from {
+			continue
+		}
 		if k.height == 1 {
 			if c != 0 {
 				if err := fn(false, base+idx, c); err != nil {
@@ -54,7 +69,7 @@ func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base uint64, fn blockVi
 		}
 		ck := nodeKey{root: k.root, height: k.height - 1, idx: idx}
 		if c != 0 || in.nodes[ck] != nil {
-			if err := fs.visitNodeLocked(in, ck, c, base, fn); err != nil {
+			if err := fs.visitNodeLocked(in, ck, c, base, from, fn); err != nil {
 				return err
 			}
 		}

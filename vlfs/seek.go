@@ -1,9 +1,8 @@
 package vlfs
 
 import (
+	"errors"
 	"fmt"
-
-	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // Seek answers lseek(2)'s SEEK_DATA (data true) and SEEK_HOLE (data
@@ -74,64 +73,34 @@ func (fs *FS) scanLocked(in *inode, from, end uint64, data bool) (uint64, error)
 }
 
 // treeScanLocked returns the first block at or after from that the tree
-// maps (data true) or does not map, skipping whole subtrees; past the last
-// block the tree can map, everything is a hole (math.MaxUint64 when
-// looking for data).
+// maps (data true) or does not map; past the last mapped block everything
+// is a hole (math.MaxUint64 when looking for data). The walk skips the
+// subtrees below from and stops at the answer.
 func (fs *FS) treeScanLocked(in *inode, from uint64, data bool) (uint64, error) {
-	for lbn := from; lbn < ondisk.NumDirect; lbn++ {
-		if (in.d.Direct[lbn] != 0) == data {
-			return lbn, nil
+	// Looking for data, at becomes the first mapped block; looking for a
+	// hole, it is the first block not seen mapped so far.
+	at, found := from, false
+	err := fs.forEachBlockFromLocked(in, from, func(node bool, lbn, _ uint64) error {
+		switch {
+		case node:
+			return nil
+		case data:
+			at, found = lbn, true
+			return errStopWalk
+		case lbn > at:
+			return errStopWalk
 		}
+		at = lbn + 1
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopWalk) {
+		return 0, err
 	}
-	for r := 0; r < ondisk.NumIndirect; r++ {
-		base, span := fs.geo.rootBase(r), fs.geo.span(r+1)
-		if from >= base+span {
-			continue
-		}
-		k := nodeKey{root: uint8(r), height: uint8(r + 1)}
-		lbn, found, err := fs.scanNodeLocked(in, k, in.d.Indirect[r], base, max(from, base), data)
-		if err != nil || found {
-			return lbn, err
-		}
-	}
-	if data {
+	if data && !found {
 		return ^uint64(0), nil
 	}
-	return max(from, fs.geo.maxBlock), nil
+	return at, nil
 }
 
-// scanNodeLocked looks below node k (at ptr, or loaded), which covers the
-// blocks from base+k.idx*span(height), for the first block at or after
-// from that is mapped (data true) or not. Like forEachBlockLocked it
-// prefers the loaded node and does not cache what it reads.
-func (fs *FS) scanNodeLocked(in *inode, k nodeKey, ptr, base, from uint64, data bool) (uint64, bool, error) {
-	h := int(k.height)
-	lo := base + k.idx*fs.geo.span(h)
-	n := in.nodes[k]
-	if n == nil {
-		if ptr == 0 { // a missing subtree is all hole
-			return max(from, lo), !data, nil
-		}
-		var err error
-		if n, err = fs.readTreeNodeLocked(in, k, ptr); err != nil {
-			return 0, false, err
-		}
-	}
-	child := fs.geo.span(h - 1)
-	for s := (from - lo) / child; s < fs.geo.per; s++ {
-		clo := lo + s*child
-		c := n.ptrs[s]
-		if h == 1 {
-			if (c != 0) == data {
-				return max(from, clo), true, nil
-			}
-			continue
-		}
-		ck := nodeKey{root: k.root, height: k.height - 1, idx: k.idx*fs.geo.per + s}
-		lbn, found, err := fs.scanNodeLocked(in, ck, c, base, max(from, clo), data)
-		if err != nil || found {
-			return lbn, found, err
-		}
-	}
-	return 0, false, nil
-}
+// errStopWalk ends a block walk early.
+var errStopWalk = errors.New("vlfs: walk stopped")
