@@ -54,16 +54,26 @@ func (fs *FS) create(op opKind, e newEntry) (Attr, error) {
 	return a, err
 }
 
-func (fs *FS) createLocked(e newEntry) (Attr, error) {
+// newChildDirLocked returns directory dir, which a new inode is to go in,
+// on a file system that may be written: not removed.
+func (fs *FS) newChildDirLocked(dir Ino) (*inode, error) {
 	if err := fs.checkWritableLocked(); err != nil {
-		return Attr{}, err
+		return nil, err
 	}
-	d, err := fs.dirInodeLocked(e.dir)
+	d, err := fs.dirInodeLocked(dir)
 	if err != nil {
-		return Attr{}, err
+		return nil, err
 	}
 	if d.d.Nlink == 0 {
-		return Attr{}, fmt.Errorf("directory %d was removed: %w", e.dir, ErrNotExist)
+		return nil, fmt.Errorf("directory %d was removed: %w", dir, ErrNotExist)
+	}
+	return d, nil
+}
+
+func (fs *FS) createLocked(e newEntry) (Attr, error) {
+	d, err := fs.newChildDirLocked(e.dir)
+	if err != nil {
+		return Attr{}, err
 	}
 	ds, err := fs.dirLocked(d)
 	if err != nil {

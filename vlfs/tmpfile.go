@@ -1,10 +1,6 @@
 package vlfs
 
-import (
-	"fmt"
-
-	"github.com/vlfs/vlfs/vlfs/ondisk"
-)
+import "github.com/vlfs/vlfs/vlfs/ondisk"
 
 // CreateTmp makes a regular file with no name, as open(2) with O_TMPFILE
 // does in directory dir: link count 0 and lookup count 1, an orphan that
@@ -23,15 +19,8 @@ func (fs *FS) CreateTmp(dir Ino, mode, uid, gid uint32) (Attr, error) {
 }
 
 func (fs *FS) createTmpLocked(dir Ino, mode, uid, gid uint32) (Attr, error) {
-	if err := fs.checkWritableLocked(); err != nil {
+	if _, err := fs.newChildDirLocked(dir); err != nil {
 		return Attr{}, err
-	}
-	d, err := fs.dirInodeLocked(dir)
-	if err != nil {
-		return Attr{}, err
-	}
-	if d.d.Nlink == 0 {
-		return Attr{}, fmt.Errorf("directory %d was removed: %w", dir, ErrNotExist)
 	}
 	if err := fs.checkSpaceLocked(1); err != nil {
 		return Attr{}, err

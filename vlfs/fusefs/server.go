@@ -70,7 +70,7 @@ func Mount(dir string, fsys *vlfs.FS, o Options) (*Server, error) {
 		s.connID = e.ConnID()
 		// An error leaves the kernel's window: more READs, nothing else.
 		bdi := e.Dev
-		if e.FSType == "fuseblk.vlfs" || e.FSType == "fuseblk" {
+		if strings.HasPrefix(e.FSType, "fuseblk") {
 			bdi += "-fuseblk" // the kernel's name for a fuseblk mount's bdi
 		}
 		s.readaheadKB, s.readaheadErr = raiseReadahead(BDIDir, bdi, o.MaxReadahead>>10)
