@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,7 +58,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 
 // inspectView builds the sections asked for.
 func inspectView(path string, what []string, stderr io.Writer) (map[string]any, int) {
-	dev, err := device.OpenFile(path, device.FileOptions{ReadOnly: true})
+	dev, err := openInspected(path, true)
 	if err != nil {
 		fmt.Fprintf(stderr, "vlfs inspect: %v\n", err)
 		return nil, exitFailure
@@ -205,4 +206,16 @@ func superblockView(sb *vldondisk.Superblock) any {
 		v["model"] = json.RawMessage(sb.ModelJSON)
 	}
 	return v
+}
+
+// openInspected opens the image for inspect or its surgery. A live image
+// (mounted, served, or open in another vlfs command, under any of its
+// names) is refused, read-only views too: what a mount has not committed
+// would make them wrong.
+func openInspected(path string, readOnly bool) (device.Device, error) {
+	dev, err := device.OpenFile(path, device.FileOptions{ReadOnly: readOnly})
+	if errors.Is(err, device.ErrLocked) {
+		return nil, fmt.Errorf("%s is live (mounted, served, or open in another vlfs command): inspect opens only an image nobody has open; unmount it first (vlfs umount MOUNTPOINT) (%v)", path, err)
+	}
+	return dev, err
 }

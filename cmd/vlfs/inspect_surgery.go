@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -136,12 +135,13 @@ func parsePair(v string) (uint64, uint64, error) {
 // fsSurgery mounts the image read-write, applies ops and closes (which
 // commits the damage).
 func fsSurgery(path string, ops []surgeryOp) error {
-	dev, err := device.OpenFile(path, device.FileOptions{})
+	dev, err := openInspected(path, false)
 	if err != nil {
 		return err
 	}
 	fs, err := vlfs.Mount(dev, vlfs.Options{})
 	if err != nil {
+		dev.Close()
 		return err
 	}
 	for _, op := range ops {
@@ -165,7 +165,7 @@ func corruptByte(path, spec string) error {
 	if err != nil {
 		return fmt.Errorf("%q: want ADDR[:OFF]", spec)
 	}
-	dev, err := device.OpenFile(path, device.FileOptions{})
+	dev, err := openInspected(path, false)
 	if err != nil {
 		return err
 	}

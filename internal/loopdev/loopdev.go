@@ -99,12 +99,28 @@ func Attach(path string, readOnly bool) (*Device, error) {
 // Close drops this process's hold on the device.
 func (d *Device) Close() error { return d.f.Close() }
 
-// BackingFile returns the file attached to loop device dev (/dev/loopN),
-// or "" if it has none.
+// BackingFile returns the file attached to loop device dev (/dev/loopN,
+// or any name of it), or "" if it has none or is no loop device.
 func BackingFile(dev string) string {
-	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file"))
-	if err != nil {
+	var st unix.Stat_t
+	if unix.Stat(dev, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK {
 		return ""
 	}
-	return strings.TrimSpace(string(b))
+	name, _ := BackingOf(st.Rdev)
+	return name
+}
+
+// BackingOf returns the name of the file attached to the block device
+// numbered rdev, as the kernel shows it (" (deleted)" appended once the
+// file has no name left), and nil; "" and nil if rdev is no loop device or
+// one with nothing attached.
+func BackingOf(rdev uint64) (string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/sys/dev/block/%d:%d/loop/backing_file", unix.Major(rdev), unix.Minor(rdev)))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
 }

@@ -35,6 +35,7 @@ var (
 var (
 	ErrOutOfRange = errors.New("device: access out of range")
 	ErrLocked     = errors.New("device: locked by another holder")
+	ErrNoLock     = errors.New("device: the image behind it cannot be locked")
 	ErrClosed     = errors.New("device: closed")
 	ErrInjected   = errors.New("device: injected fault")
 	ErrReadOnly   = errors.New("device: opened read-only")

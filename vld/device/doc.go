@@ -2,8 +2,10 @@
 // which the virtual log disk reads and writes its image, and the
 // implementations every layer and every correctness test builds on.
 //
-//   - File: a regular image file or a block device (pread/pwrite, an
-//     exclusive flock, optional O_DIRECT with bounce buffers, and a Flush
+//   - File: a regular image file or a block device (pread/pwrite; locked
+//     however the image is named: a flock on a file, O_EXCL on a block
+//     device, and a flock on a loop device's backing file, file_lock.go;
+//     optional O_DIRECT with bounce buffers, and a Flush
 //     that lets concurrent callers share one fdatasync).
 //   - Mem: an in-memory image.
 //   - Crash: a recorder over another Device that logs every write and flush
@@ -21,7 +23,7 @@
 // advice that a range of the host's page cache is of no more use; File
 // implements it with posix_fadvise).
 //
-// The package is Linux-only (fdatasync, O_DIRECT, flock), like vlfs itself.
+// The package is Linux-only (fdatasync, O_DIRECT, flock, O_EXCL on block devices, loop devices), like vlfs itself.
 //
 // Offsets and lengths are bytes. A device's size never changes after it is
 // opened: an access outside [0, Size) is an error wrapping ErrOutOfRange, and a

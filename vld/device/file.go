@@ -22,6 +22,7 @@ type File struct {
 	f     *os.File     // nil once closed
 	rmwMu sync.RWMutex // O_DIRECT writes: shared by aligned ones, exclusive for read-modify-write
 	fl    flusher
+	locks []*os.File // descriptors holding the locks of what lies behind f (file_lock.go)
 }
 
 // Path is the path the file was opened with.
@@ -104,6 +105,8 @@ func (d *File) Close() error {
 	}
 	err := d.f.Close()
 	d.f = nil
+	closeAll(d.locks) // after f: the image is unlocked only once it is closed
+	d.locks = nil
 	if err != nil {
 		return fmt.Errorf("close %s: %w", d.path, err)
 	}

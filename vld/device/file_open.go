@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// OpenFile opens a regular file or a block device. Unless o.NoLock, it takes a
-// non-blocking flock, exclusive (shared when o.ReadOnly), and fails with an
-// error wrapping ErrLocked naming the path when another holder has it. The
-// lock is taken before any resize, so a Create with Size never truncates an
-// image that someone else has open. A block device's size comes from the
+// OpenFile opens a regular file or a block device. Unless o.NoLock, it
+// locks the image however it is named (file_lock.go): a regular file gets a
+// non-blocking flock, exclusive (shared when o.ReadOnly); a block device is
+// opened with O_EXCL, and a loop device's backing file is flocked as well.
+// It fails with an error wrapping ErrLocked naming the path when another
+// holder has it, and ErrNoLock when the image behind a loop device cannot
+// be locked. The lock is taken before any resize, so a Create with Size
+// never truncates an image that someone else has open. A block device's size comes from the
 // device (seek to its end); a regular file's from its length after resizing.
 func OpenFile(path string, o FileOptions) (*File, error) {
 	if err := o.validate(); err != nil {
@@ -44,7 +46,21 @@ func openOS(path string, o FileOptions) (*os.File, error) {
 	if o.Direct {
 		flag |= unix.O_DIRECT
 	}
-	f, err := os.OpenFile(path, flag, 0o600)
+	var f *os.File
+	var err error
+	if !o.NoLock && isBlockDevice(path) {
+		// O_CREAT with O_EXCL would refuse the existing device (EEXIST)
+		f, err = openExclusive(path, flag&^os.O_CREATE, 0o600)
+	} else if f, err = os.OpenFile(path, flag, 0o600); err == nil && !o.NoLock {
+		// A block device put at path after the stat above needs O_EXCL.
+		if st, serr := f.Stat(); serr == nil && st.Mode()&os.ModeDevice != 0 && st.Mode()&os.ModeCharDevice == 0 {
+			f.Close()
+			f, err = openExclusive(path, flag&^os.O_CREATE, 0o600)
+		}
+	}
+	if errors.Is(err, ErrLocked) {
+		return nil, err
+	}
 	if err != nil && o.Direct && errors.Is(err, unix.EINVAL) {
 		return nil, fmt.Errorf("open %s with O_DIRECT (open it without Direct instead): %w", path, ErrNoDirect)
 	}
@@ -56,58 +72,25 @@ func openOS(path string, o FileOptions) (*os.File, error) {
 
 // setUp locks, sizes and wraps an opened descriptor.
 func setUp(f *os.File, path string, o FileOptions) (*File, error) {
+	var locks []*os.File
 	if !o.NoLock {
-		if err := lock(f, path, o.ReadOnly); err != nil {
+		var err error
+		if locks, err = claimOpened(f, path, o.ReadOnly, 0); err != nil {
 			return nil, err
 		}
 	}
 	size, err := sizeOf(f, path, o)
 	if err != nil {
+		closeAll(locks)
 		return nil, err
 	}
 	if o.Direct && size%DirectAlign != 0 {
 		return nil, fmt.Errorf("open %s: direct I/O needs a size that is a multiple of %d, got %d: %w",
 			path, DirectAlign, size, ErrBadOptions)
 	}
-	d := &File{path: path, size: size, readOnly: o.ReadOnly, direct: o.Direct, f: f}
+	d := &File{path: path, size: size, readOnly: o.ReadOnly, direct: o.Direct, f: f, locks: locks}
 	d.fl.init(fdatasync(f))
 	return d, nil
-}
-
-// lockWait bounds how long lock retries a held lock. flock locks belong to
-// the open file description, and a child forked by any goroutine of this
-// process holds a copy of every descriptor until its exec closes them
-// (O_CLOEXEC), so an image closed and reopened while another goroutine
-// starts a process (fusermount3, fio) can find its own released lock still
-// held for that moment: a flaky "another process holds it" in parallel
-// tests. A lock held for real is still refused, after lockWait.
-const lockWait = 250 * time.Millisecond
-
-// lock takes a non-blocking flock. flock locks belong to the open file
-// description, so two OpenFile calls in one process conflict just as two
-// processes do.
-func lock(f *os.File, path string, shared bool) error {
-	how := unix.LOCK_EX | unix.LOCK_NB
-	if shared {
-		how = unix.LOCK_SH | unix.LOCK_NB
-	}
-	deadline := time.Now().Add(lockWait)
-	for pause := time.Millisecond; ; {
-		err := unix.Flock(int(f.Fd()), how)
-		switch {
-		case err == nil:
-			return nil
-		case err == unix.EINTR:
-			continue
-		case err == unix.EWOULDBLOCK && time.Now().Before(deadline):
-			time.Sleep(pause)
-			pause = min(2*pause, 20*time.Millisecond)
-		case err == unix.EWOULDBLOCK:
-			return fmt.Errorf("lock %s: another process or handle holds it: %w", path, ErrLocked)
-		default:
-			return fmt.Errorf("lock %s: %w", path, err)
-		}
-	}
 }
 
 // sizeOf resizes a regular file when asked and returns the device size.
