@@ -128,6 +128,14 @@ func (v *Volume) Pieces() map[uint32][]byte {
 	return out
 }
 
+// MetaFreeBlocks is the number of free blocks a commit's metadata may
+// still use: the reserve included.
+func (v *Volume) MetaFreeBlocks() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.alloc.free
+}
+
 // FreeBlocks is the number of free blocks data writes may still use.
 func (v *Volume) FreeBlocks() int64 {
 	v.mu.Lock()

@@ -179,7 +179,16 @@ type Stats struct {
 	// snapshot and waited for that commit only (or for none, if it was
 	// done), part of GroupedSyncs
 	CoveredSyncs int64
-	DirtyBytes   int64 // buffered data not yet written to the volume
+	// RoomCommits: commits made before a change because the next commit
+	// would otherwise have outgrown the free blocks (a bulk delete on a
+	// full disk, split into commits that fit)
+	RoomCommits int64
+	// FailedCommits: commits that failed; CommitError is the error of the
+	// last commit if it failed ("" if it succeeded): what it held is not
+	// durable, and fsync, syncfs and unmount report it
+	FailedCommits int64
+	CommitError   string
+	DirtyBytes    int64 // buffered data not yet written to the volume
 	// WriteThroughBlocks: data blocks of large writes sent to the volume
 	// at once instead of buffered (Options.WriteThroughBytes)
 	WriteThroughBlocks int64

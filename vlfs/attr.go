@@ -16,7 +16,10 @@ func (fs *FS) GetAttr(ino Ino) (Attr, error) {
 // extends. The change time is set to now unless SetCtime gives it.
 func (fs *FS) SetAttr(ino Ino, s SetAttr) (Attr, error) {
 	fs.stats.count(opSetAttr, 0)
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.unlock()
+		return Attr{}, err
+	}
 	defer fs.unlock()
 	if err := fs.checkWritableLocked(); err != nil {
 		return Attr{}, err

@@ -55,6 +55,17 @@ func (fs *FS) syncThrough(need uint64) error {
 	return g.lastErr
 }
 
+// commitError is the last finished commit's error, "" if it succeeded.
+func (fs *FS) commitError() string {
+	g := &fs.gc
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lastErr == nil {
+		return ""
+	}
+	return g.lastErr.Error()
+}
+
 // leadLocked runs one commit as the group's leader; it needs gc.mu held
 // and no commit running, and releases gc.mu while the commit runs.
 func (fs *FS) leadLocked() {
@@ -64,6 +75,10 @@ func (fs *FS) leadLocked() {
 	seq := g.started
 	g.mu.Unlock()
 	err := fs.commit(seq)
+	if err != nil {
+		fs.stats.failedCommits.Add(1)
+		fs.logf("vlfs: commit %d failed, its changes are not durable: %v", seq, err)
+	}
 	g.mu.Lock()
 	g.running = false
 	g.done, g.lastErr = seq, err

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/vlfs/vlfs/vld"
@@ -136,31 +138,59 @@ func mountVolume(vol *vld.Volume, o Options) (*FS, error) {
 		return nil, fmt.Errorf("superblock block size %d, volume %d: %w", sb.BlockSize, vol.BlockSize(), ErrNeedsRepair)
 	}
 	fs := newFS(vol, sb, o)
+	orphans, err := fs.loadLocked()
+	if err != nil {
+		return nil, err
+	}
+	if !fs.readOnly {
+		if err := fs.reclaimOrphans(orphans, true); err != nil {
+			return nil, fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+		}
+		fs.stop, fs.stopped = make(chan struct{}), make(chan struct{})
+		go fs.flusher()
+	}
+	return fs, nil
+}
+
+// loadLocked loads the inode map, walks the metadata and starts the
+// volume; it returns the orphans the walk found.
+func (fs *FS) loadLocked() ([]Ino, error) {
 	fs.lock()
 	defer fs.unlock()
-	if err := fs.imap.loadPieces(vol.Pieces(), vol.NumBlocks()); err != nil {
+	if err := fs.imap.loadPieces(fs.vol.Pieces(), fs.vol.NumBlocks()); err != nil {
 		return nil, err
 	}
 	orphans, err := fs.walkLocked()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, ErrNeedsRepair)
 	}
-	if err := vol.Start(); err != nil {
+	if err := fs.vol.Start(); err != nil {
 		return nil, err
 	}
-	if err := fs.checkRootLocked(); err != nil {
-		return nil, err
-	}
-	if !fs.readOnly {
-		for _, ino := range orphans {
-			if err := fs.reclaimLocked(ino); err != nil {
-				return nil, fmt.Errorf("reclaiming orphan %d: %w: %w", ino, err, ErrNeedsRepair)
+	return orphans, fs.checkRootLocked()
+}
+
+// reclaimOrphans frees orphans one at a time, each a change of its own
+// (lockChange), so that freeing many on a full disk commits as often as
+// the free blocks need rather than in one commit too big to ever fit. It
+// stops at the first error if stop, else returns the first error after
+// trying every orphan.
+func (fs *FS) reclaimOrphans(inos []Ino, stop bool) error {
+	var first error
+	for _, ino := range inos {
+		err := fs.lockChange()
+		if err == nil {
+			err = fs.reclaimLocked(ino)
+		}
+		fs.unlock()
+		if err != nil && first == nil {
+			first = fmt.Errorf("reclaiming orphan %d: %w", ino, err)
+			if stop {
+				break
 			}
 		}
-		fs.stop, fs.stopped = make(chan struct{}), make(chan struct{})
-		go fs.flusher()
 	}
-	return fs, nil
+	return first
 }
 
 func (fs *FS) checkRootLocked() error {
@@ -322,16 +352,13 @@ func (fs *FS) Close() error {
 		close(fs.stop)
 		<-fs.stopped
 	}
-	fs.lock()
 	var err error
 	if !fs.readOnly {
-		for ino := range fs.orphans {
-			if rerr := fs.reclaimLocked(ino); rerr != nil && err == nil {
-				err = rerr
-			}
-		}
+		fs.lock()
+		orphans := slices.Collect(maps.Keys(fs.orphans))
+		fs.unlock()
+		err = fs.reclaimOrphans(orphans, false)
 	}
-	fs.unlock()
 	if cerr := fs.closeVolume(); err == nil {
 		err = cerr
 	}

@@ -248,7 +248,10 @@ func (fs *FS) Unlink(dir Ino, name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.unlock()
+		return err
+	}
 	defer fs.unlock()
 	if err := fs.checkWritableLocked(); err != nil {
 		return err
@@ -280,7 +283,10 @@ func (fs *FS) Rmdir(dir Ino, name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.unlock()
+		return err
+	}
 	defer fs.unlock()
 	if err := fs.checkWritableLocked(); err != nil {
 		return err

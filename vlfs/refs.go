@@ -16,7 +16,9 @@ func (fs *FS) Open(ino Ino) error {
 // is freed.
 func (fs *FS) Release(ino Ino) error {
 	fs.stats.count(opRelease, 0)
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.logf("vlfs: release %d: %v", ino, err) // the handle goes whatever: freeing is what makes room
+	}
 	defer fs.unlock()
 	if fs.opens[ino] <= 1 {
 		delete(fs.opens, ino)
@@ -29,7 +31,9 @@ func (fs *FS) Release(ino Ino) error {
 // Forget drops n lookups of ino (FUSE semantics).
 func (fs *FS) Forget(ino Ino, n uint64) {
 	fs.stats.count(opForget, 0)
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.logf("vlfs: forget %d: %v", ino, err) // freeing the inode is what makes room
+	}
 	defer fs.unlock()
 	if fs.lookups[ino] <= n {
 		delete(fs.lookups, ino)

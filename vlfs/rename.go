@@ -18,7 +18,10 @@ func (fs *FS) Rename(oldDir Ino, oldName string, newDir Ino, newName string, fla
 			return fmt.Errorf("rename of %q: %w", n, ErrInvalid)
 		}
 	}
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.unlock()
+		return err
+	}
 	defer fs.unlock()
 	if err := fs.checkWritableLocked(); err != nil {
 		return err

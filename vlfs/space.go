@@ -32,12 +32,55 @@ func (fs *FS) checkSpaceLocked(n int64) error {
 	return fmt.Errorf("need %d blocks, %d free: %w", need, free, ErrNoSpace)
 }
 
+// commitSlack covers what the volume adds to a commit beyond the blocks
+// metaEstimateLocked counts (inode-map pieces, log records) and what one
+// operation may add between two checks of outgrowsLocked.
+const commitSlack = 64
+
+// outgrowsLocked reports whether the next commit might no longer fit in
+// the blocks free to it (the reserve included: metadata may use it). Only
+// a nearly full disk with many changes pending (a bulk delete) gets there.
+func (fs *FS) outgrowsLocked() bool {
+	if fs.readOnly || fs.closed || fs.failed != nil || fs.dirtySince.IsZero() {
+		return false
+	}
+	need := fs.reserved + fs.metaEstimateLocked() + commitSlack
+	return need > fs.vol.MetaFreeBlocks()
+}
+
+// lockChange takes FS.mu for an operation that changes the file system.
+// If the next commit might no longer fit in the free blocks, it commits
+// first, so that what would have been one commit too big to ever fit
+// (every inode and directory block a bulk delete touched, issue 30) is
+// split at operation boundaries into commits that fit: each is a
+// consistent state, and the blocks each frees are usable by the ones
+// after it. FS.mu is held on return, even with an error: the commit
+// failed and the state is still too big, and the caller must not add to
+// it (deletes then fail with ErrNoSpace rather than being acknowledged
+// with no commit able to hold them).
+func (fs *FS) lockChange() error {
+	fs.mu.Lock()
+	if !fs.outgrowsLocked() {
+		return nil
+	}
+	fs.mu.Unlock()
+	fs.stats.roomCommits.Add(1)
+	err := fs.syncAll()
+	fs.mu.Lock()
+	if err != nil && fs.outgrowsLocked() {
+		return fmt.Errorf("committing to make room for more changes: %w: %w", err, ErrNoSpace)
+	}
+	return nil
+}
+
 // retryNoSpace runs op under FS.mu; if op was short of space while freed
 // blocks await a commit, it commits (making them reusable) and runs op
 // once more.
 func (fs *FS) retryNoSpace(op func() error) error {
-	fs.lock()
-	err := op()
+	err := fs.lockChange()
+	if err == nil {
+		err = op()
+	}
 	fs.unlock()
 	if !errors.Is(err, errShort) {
 		return err
@@ -45,8 +88,9 @@ func (fs *FS) retryNoSpace(op func() error) error {
 	if cerr := fs.syncAll(); cerr != nil {
 		return fmt.Errorf("committing to reclaim space: %w: %w", cerr, ErrNoSpace)
 	}
-	fs.lock()
-	err = op()
+	if err = fs.lockChange(); err == nil {
+		err = op()
+	}
 	fs.unlock()
 	if errors.Is(err, errShort) {
 		return fmt.Errorf("after a commit: %w", ErrNoSpace)

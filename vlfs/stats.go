@@ -52,6 +52,11 @@ type counters struct {
 	bytes   [numOps]atomic.Int64
 	commits atomic.Int64
 	grouped atomic.Int64
+	// roomCommits: commits made before a change because the next commit
+	// would no longer have fit in the free blocks (space.go, lockChange)
+	roomCommits atomic.Int64
+	// failedCommits: commits that returned an error
+	failedCommits atomic.Int64
 	// covered: fsyncs that found the whole state in a commit's snapshot
 	// already taken (Fsync, coveredLocked)
 	covered atomic.Int64
@@ -98,6 +103,9 @@ func (fs *FS) Stats() Stats {
 	s.Fsyncs = fs.stats.ops[opFsync].Load() + fs.stats.ops[opSync].Load()
 	s.Commits = fs.stats.commits.Load()
 	s.GroupedSyncs = fs.stats.grouped.Load()
+	s.RoomCommits = fs.stats.roomCommits.Load()
+	s.FailedCommits = fs.stats.failedCommits.Load()
+	s.CommitError = fs.commitError()
 	s.CoveredSyncs = fs.stats.covered.Load()
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
 	fs.mu.Lock()

@@ -173,7 +173,10 @@ func (fs *FS) Removexattr(ino Ino, name string) error {
 	if err := checkXattrName(name); err != nil {
 		return err
 	}
-	fs.lock()
+	if err := fs.lockChange(); err != nil {
+		fs.unlock()
+		return err
+	}
 	defer fs.unlock()
 	if err := fs.checkWritableLocked(); err != nil {
 		return err

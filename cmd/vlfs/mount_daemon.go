@@ -142,18 +142,28 @@ func onSignal(srv *fusefs.Server, sig os.Signal, n int, w io.Writer) bool {
 	fmt.Fprintf(w, "vlfs: %v again: aborting the FUSE connection\n", sig)
 	if err := srv.Abort(); err != nil {
 		fmt.Fprintf(w, "vlfs: %v; exiting without closing the image (the next mount recovers it)\n", err)
+		writeExitReport(exitReport{PID: os.Getpid(), Dir: dir, Clean: false,
+			Error: fmt.Sprintf("the daemon gave up on %s (%v) without closing the image; the next mount recovers the last commit", dir, err)},
+			func(f string, a ...any) { fmt.Fprintf(w, f+"\n", a...) })
 		return false
 	}
 	return true
 }
 
+// closeFS closes the image once the mount has ended, logs how that went
+// and leaves the same for vlfs umount (mount_exit.go).
 func closeFS(fsys *vlfs.FS, dir, img string, w io.Writer) int {
+	r := exitReport{PID: os.Getpid(), Dir: dir, Image: img, Clean: true}
+	code := exitOK
 	if err := fsys.Close(); err != nil {
-		fmt.Fprintf(w, "vlfs: %s unmounted, but closing %s failed: %v (the next mount recovers it)\n", dir, img, err)
-		return exitFailure
+		r.Clean, r.Error = false, fmt.Sprintf("closing %s failed: %v; what was not committed before is lost, the next mount recovers the last commit", img, err)
+		fmt.Fprintf(w, "vlfs: %s unmounted, but %s\n", dir, r.Error)
+		code = exitFailure
+	} else {
+		fmt.Fprintf(w, "vlfs: %s unmounted; %s closed cleanly\n", dir, img)
 	}
-	fmt.Fprintf(w, "vlfs: %s unmounted; %s closed cleanly\n", dir, img)
-	return exitOK
+	writeExitReport(r, func(f string, a ...any) { fmt.Fprintf(w, f+"\n", a...) })
+	return code
 }
 
 // mountBackground starts `vlfs mount` as a daemon and waits until it

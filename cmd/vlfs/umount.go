@@ -68,6 +68,13 @@ func umount(dir string, lazy, wait bool, w io.Writer) error {
 		if err := waitForExit(pid, w); err != nil {
 			return err
 		}
+		r, ok := takeExitReport(pid)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s is unmounted, but its daemon (pid %d) exited without saying it closed the image (killed?): changes it had not committed are lost; the next mount recovers the last commit", dir, pid)
+		case !r.Clean:
+			return fmt.Errorf("%s is unmounted, but the daemon (pid %d) says: %s", dir, pid, r.Error)
+		}
 	}
 	fmt.Fprintf(w, "vlfs: unmounted %s\n", dir)
 	return nil

@@ -27,7 +27,12 @@ type Report struct {
 	// fsyncs that found nothing changed since a commit's snapshot, and
 	// waited for that commit alone (or for none)
 	CoveredSyncs int64 `json:"covered_syncs"`
-	DirtyBytes   int64 `json:"dirty_bytes"`
+	// commits made before a change so that the next commit fits in the
+	// free blocks (a bulk delete on a full disk)
+	RoomCommits   int64  `json:"room_commits"`
+	FailedCommits int64  `json:"failed_commits"`
+	CommitError   string `json:"commit_error,omitempty"` // the last commit's error: its changes are not durable
+	DirtyBytes    int64  `json:"dirty_bytes"`
 	// data blocks of large writes sent to the image unbuffered (-o write_through)
 	WriteThroughBlocks int64  `json:"write_through_blocks"`
 	Inodes             int64  `json:"inodes"`
@@ -120,8 +125,8 @@ func ReportOf(st vlfs.Stats) Report {
 		Source: "image", Clock: v.Clock,
 		Ops:    make(map[string]OpBytes, len(st.Ops)),
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
-		CoveredSyncs: st.CoveredSyncs,
-		DirtyBytes:   st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
+		CoveredSyncs: st.CoveredSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
+		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		FSVersion: st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,

@@ -44,6 +44,10 @@ func (r Report) textOps(w io.Writer) {
 	}
 	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d, of which found in a snapshot already taken %d)\n",
 		r.Fsyncs, r.Commits, r.GroupedSyncs, r.CoveredSyncs)
+	fmt.Fprintf(w, "commits\tmade room %d\tfailed %d\n", r.RoomCommits, r.FailedCommits)
+	if r.CommitError != "" {
+		fmt.Fprintf(w, "COMMIT FAILING\tchanges since the last good commit are not durable: %s\n", r.CommitError)
+	}
 	fmt.Fprintf(w, "dirty\t%s\tinodes %d, blocks written through %d\n", bytesText(r.DirtyBytes), r.Inodes, r.WriteThroughBlocks)
 	fmt.Fprintf(w, "format\tfile-system version %d\tindirect blocks in the node map %d\n", r.FSVersion, r.Nodes)
 }
