@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,12 +32,25 @@ type KillConfig struct {
 	ImageSize int64         // default 16 MiB per round, at least 64 MiB (the writer must not fill it)
 	MaxRun    time.Duration // longest a round writes before the kill (default 500ms)
 	Progress  io.Writer     // a line per round, if set
+	// Workload is what runs under the kills: WorkloadFsync (the default)
+	// creates and fsyncs files; WorkloadFullDelete fills the image first,
+	// then each round deletes in batches acknowledged by a directory
+	// fsync, so that the kills land among the commits a bulk delete on a
+	// full disk is split into (issue 30), and writes new files into the
+	// freed space (kill_fulldelete.go).
+	Workload string
 
 	// noSync is a mutation for the harness's own test: the writer
 	// acknowledges files without fsync, the bug of a daemon that acks
 	// fsync without syncing. The kill test must then report failures.
 	noSync bool
 }
+
+// Kill workloads (KillConfig.Workload).
+const (
+	WorkloadFsync      = "fsync"
+	WorkloadFullDelete = "full-delete"
+)
 
 // KillResult is what Kill found.
 type KillResult struct {
@@ -46,8 +60,18 @@ type KillResult struct {
 	Seconds  float64 `json:"seconds"`
 	// FullRounds counts rounds whose writer stopped on ENOSPC before the
 	// kill: they still test recovery but add nothing to the manifest.
-	FullRounds int      `json:"full_rounds"`
-	Failures   []string `json:"failure_list,omitempty"`
+	FullRounds int `json:"full_rounds"`
+	// Full-delete workload: files made by the fill, deletes acknowledged
+	// (each verified absent after every later kill), and the daemons'
+	// commits made before a change to keep the next commit within the
+	// free blocks, as last seen before each kill (summed over rounds).
+	Filled      int   `json:"filled,omitempty"`
+	Deleted     int   `json:"deleted,omitempty"`
+	RoomCommits int64 `json:"room_commits,omitempty"`
+	// CrashOrphans: inodes found on disk with no link after a kill (the
+	// kernel still held them; the next mount frees them), allowed then.
+	CrashOrphans int      `json:"crash_orphans,omitempty"`
+	Failures     []string `json:"failure_list,omitempty"`
 }
 
 // Kill runs the process-crash test: per round it starts `vlfs mount` on
@@ -59,15 +83,29 @@ type KillResult struct {
 // the manifest once more and unmounts cleanly.
 func Kill(cfg KillConfig) (KillResult, error) {
 	cfg.Rounds = cmp.Or(cfg.Rounds, 3)
-	// A round writes up to about 15 MiB; a full image would leave the
-	// later rounds with nothing to write (they are counted in FullRounds).
-	cfg.ImageSize = cmp.Or(cfg.ImageSize, max(64<<20, int64(cfg.Rounds)*16<<20))
+	cfg.Workload = cmp.Or(cfg.Workload, WorkloadFsync)
+	switch cfg.Workload {
+	case WorkloadFsync:
+		// A round writes up to about 15 MiB; a full image would leave the
+		// later rounds with nothing to write (they are counted in FullRounds).
+		cfg.ImageSize = cmp.Or(cfg.ImageSize, max(64<<20, int64(cfg.Rounds)*16<<20))
+	case WorkloadFullDelete:
+		cfg.ImageSize = cmp.Or(cfg.ImageSize, 24<<20) // small: the fill is quick
+	default:
+		return KillResult{}, fmt.Errorf("%w: workload %q: want %s or %s", ErrKill, cfg.Workload, WorkloadFsync, WorkloadFullDelete)
+	}
 	cfg.MaxRun = cmp.Or(cfg.MaxRun, 500*time.Millisecond)
 	k := &killer{cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), manifest: map[string]int64{},
+		gone: map[string]bool{}, maybe: map[string]int64{},
 		img: filepath.Join(cfg.Dir, "kill.img"), mnt: filepath.Join(cfg.Dir, "mnt")}
 	start := time.Now()
 	if err := k.prepare(); err != nil {
 		return KillResult{}, err
+	}
+	if cfg.Workload == WorkloadFullDelete {
+		if err := k.fillImage(); err != nil {
+			return k.result(start), err
+		}
 	}
 	for r := 1; r <= cfg.Rounds; r++ {
 		if err := k.round(r); err != nil {
@@ -85,16 +123,49 @@ type killer struct {
 	cfg      KillConfig
 	rng      *rand.Rand
 	img, mnt string
-	manifest map[string]int64 // file name -> content seed; content is fileData(seed)
-	order    []string
+	manifest map[string]int64 // file name -> content seed; content is k.content(name, seed)
+	order    []string         // every name ever acknowledged, in order (some since deleted)
+	// gone: deletes acknowledged by a directory fsync, which must stay
+	// gone; maybe: unlinked when the daemon was killed, not yet
+	// acknowledged: either way is right, and the next check decides
+	gone     map[string]bool
+	maybe    map[string]int64
 	verified int
 	full     int
+	filled   int
+	rooms    int64
+	orphans  int // crash-left unlinked inodes found after kills (allowed)
 	failures []string
 }
 
 func (k *killer) result(start time.Time) KillResult {
 	return KillResult{Rounds: k.cfg.Rounds, Files: len(k.manifest), Verified: k.verified,
-		Seconds: time.Since(start).Seconds(), FullRounds: k.full, Failures: k.failures}
+		Seconds: time.Since(start).Seconds(), FullRounds: k.full, Failures: k.failures,
+		Filled: k.filled, Deleted: len(k.gone), RoomCommits: k.rooms, CrashOrphans: k.orphans}
+}
+
+// roundWork is what runs on the mount during one round until the kill.
+type roundWork interface {
+	loop()         // until an error (the daemon is gone) or the work runs out
+	commit()       // moves what was acknowledged into the killer's oracle
+	full() bool    // stopped on ENOSPC
+	stopped() bool // saw an error
+	done() string  // what it did, for the progress line
+}
+
+func (k *killer) newWork(round int) roundWork {
+	if k.cfg.Workload == WorkloadFullDelete {
+		return newDeleter(k, round)
+	}
+	return newWriter(k, round)
+}
+
+// content is what file name holds: fill files are small (fillData).
+func (k *killer) content(name string, seed int64) []byte {
+	if strings.HasPrefix(name, fillDir+"/") {
+		return fillData(seed)
+	}
+	return fileData(seed)
 }
 
 func (k *killer) fail(format string, args ...any) {
@@ -135,7 +206,7 @@ func (k *killer) round(r int) error {
 	}
 	k.verifyDir(fmt.Sprintf("round %d, through the mount", r))
 	run := time.Duration(k.rng.Int63n(int64(k.cfg.MaxRun))) + 10*time.Millisecond
-	w := newWriter(k, r)
+	w := k.newWork(r)
 	done := make(chan struct{})
 	go func() { defer close(done); w.loop() }()
 	time.Sleep(run)
@@ -155,7 +226,7 @@ func (k *killer) round(r int) error {
 		k.full++
 		full = " (the writer stopped early: image full)"
 	}
-	k.logf("round %d: killed after %v; %d files fsync'd this round, %d in the manifest%s", r, run.Round(time.Millisecond), w.acked, len(k.manifest), full)
+	k.logf("round %d: killed after %v; %s, %d in the manifest%s", r, run.Round(time.Millisecond), w.done(), len(k.manifest), full)
 	if !w.stopped() {
 		k.fail("round %d: the writer saw no error after the kill", r)
 	}
@@ -175,16 +246,28 @@ func (k *killer) final() error {
 	return k.checkImage("after the final clean unmount")
 }
 
-// verifyDir reads every manifest entry through the mount.
+// verifyDir reads every manifest entry through the mount, and checks that
+// every acknowledged delete stays gone.
 func (k *killer) verifyDir(when string) {
 	for _, name := range k.order {
+		if k.gone[name] {
+			k.verified++
+			if _, err := os.Lstat(filepath.Join(k.mnt, name)); !errors.Is(err, os.ErrNotExist) {
+				k.fail("%s: %s was deleted and the delete acknowledged, but it is back (%v)", when, name, err)
+			}
+			continue
+		}
+		seed, ok := k.manifest[name]
+		if !ok {
+			continue
+		}
 		got, err := os.ReadFile(filepath.Join(k.mnt, name))
 		k.verified++
 		if err != nil {
 			k.fail("%s: manifest entry %s: %v", when, name, err)
 			continue
 		}
-		if want := fileData(k.manifest[name]); string(got) != string(want) {
+		if want := k.content(name, seed); string(got) != string(want) {
 			k.fail("%s: manifest entry %s: %d bytes, want %d (or content differs)", when, name, len(got), len(want))
 		}
 	}
@@ -204,24 +287,68 @@ func (k *killer) checkImage(when string) error {
 		return nil
 	}
 	defer fs.Close()
-	if err := fs.Check(); err != nil {
-		k.fail("%s: fsck: %v", when, err)
-	}
+	k.fsck(fs, when)
 	ex := executor{fs: fs}
+	k.settleMaybe(ex, when)
 	for _, name := range k.order {
 		k.verified++
 		ino, err := ex.resolve(name)
+		if k.gone[name] {
+			if err == nil {
+				k.fail("%s: fsck view: %s was deleted and the delete acknowledged, but it is back", when, name)
+			}
+			continue
+		}
+		seed, ok := k.manifest[name]
+		if !ok {
+			continue
+		}
 		if err != nil {
 			k.fail("%s: fsck view: manifest entry %s: %v", when, name, err)
 			continue
 		}
-		want := fileData(k.manifest[name])
+		want := k.content(name, seed)
 		got, err := readFile(fs, ino, uint64(len(want)))
 		if a, aerr := fs.GetAttr(ino); aerr != nil || err != nil || a.Size != uint64(len(want)) || got != string(want) {
 			k.fail("%s: fsck view: manifest entry %s differs (%v %v)", when, name, err, aerr)
 		}
 	}
 	return nil
+}
+
+// fsck runs the file system's check on the recovered image. After a
+// SIGKILL an inode unlinked while the kernel still held it may be on disk
+// with no link (durability.md: the next read-write mount frees it, and the
+// next round's mount is one), so that finding alone is allowed then; after
+// the clean unmounts nothing is.
+func (k *killer) fsck(fs *vlfs.FS, when string) {
+	fds, err := fs.Findings()
+	if err != nil {
+		k.fail("%s: fsck: %v", when, err)
+		return
+	}
+	killed := strings.HasSuffix(when, "after SIGKILL")
+	for _, f := range fds {
+		if killed && f.Kind == vlfs.FindUnlinked {
+			k.orphans++
+			continue
+		}
+		k.fail("%s: fsck: %s: %s", when, f.Kind, f.Detail)
+	}
+}
+
+// settleMaybe decides the deletes that were in flight at the kill: a file
+// still there goes back into the manifest (its content must be intact), a
+// file not there is gone from now on.
+func (k *killer) settleMaybe(ex executor, when string) {
+	for name, seed := range k.maybe {
+		if _, err := ex.resolve(name); err != nil {
+			k.gone[name] = true
+		} else {
+			k.manifest[name] = seed
+		}
+	}
+	clear(k.maybe)
 }
 
 // fileData is the content of a manifest file with this seed: 1 byte to

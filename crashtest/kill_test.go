@@ -34,7 +34,24 @@ func TestKill(t *testing.T) {
 			t.Errorf("%d of %d rounds found the image full: they wrote nothing new", res.FullRounds, res.Rounds)
 		}
 	})
+	t.Run("full-delete", func(t *testing.T) {
+		res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 3, Seed: 1, Workload: WorkloadFullDelete, Progress: testWriter{t}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v", res)
+		for _, f := range res.Failures {
+			t.Error(f)
+		}
+		if res.Filled == 0 || res.Deleted == 0 {
+			t.Errorf("nothing was filled or no delete acknowledged: %+v", res)
+		}
+		if res.RoomCommits == 0 {
+			t.Errorf("no commit was split to make room: the kills did not land among split commits: %+v", res)
+		}
+	})
 	t.Run("mutation-unsynced-acks", func(t *testing.T) { killCatchesUnsyncedAcks(t, bin) })
+	t.Run("mutation-unsynced-deletes", func(t *testing.T) { killCatchesUnsyncedDeletes(t, bin) })
 }
 
 // killCatchesUnsyncedAcks is the kill test's mutation test: a writer that
@@ -77,4 +94,23 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(p))
 	return len(p), nil
+}
+
+// killCatchesUnsyncedDeletes is the full-delete workload's mutation test:
+// deletes acknowledged without the directory fsync come back after the
+// kill (the daemon commits on its own only every 5 s), and the harness
+// must say so.
+func killCatchesUnsyncedDeletes(t *testing.T, bin string) {
+	res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 1, Seed: 1, Workload: WorkloadFullDelete,
+		MaxRun: 200 * time.Millisecond, Progress: testWriter{t}, noSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted == 0 {
+		t.Fatalf("no delete was acknowledged before the kill: the mutation was not exercised: %+v", res)
+	}
+	if len(res.Failures) == 0 {
+		t.Fatalf("%d deletes acknowledged without fsync, and the kill test reported no failure", res.Deleted)
+	}
+	t.Logf("first failure: %s", res.Failures[0])
 }

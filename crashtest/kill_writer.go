@@ -115,6 +115,12 @@ func (w *writer) commit() {
 	}
 }
 
+func (w *writer) done() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return fmt.Sprintf("%d files fsync'd this round", w.acked)
+}
+
 // full reports whether the writer stopped on ENOSPC.
 func (w *writer) full() bool {
 	w.mu.Lock()

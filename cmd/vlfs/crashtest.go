@@ -14,6 +14,7 @@ import (
 // crashtestArgs is a parsed `vlfs crashtest` command line.
 type crashtestArgs struct {
 	workloads, workload, state, modes, save, dir string
+	killWorkload                                 string
 	sample, subsets, jobs, kill, first           int
 	seed                                         int64
 	asJSON, noShrink                             bool
@@ -69,10 +70,11 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	fl.BoolVar(&a.noShrink, "no-shrink", false, "do not shrink failures")
 	fl.IntVar(&a.kill, "kill", 0, "process-crash test: SIGKILL a FUSE mount N times under an fsync-ing writer")
 	fl.StringVar(&a.dir, "dir", "", "work directory of --kill (default: a temporary one, removed when all passes)")
+	fl.StringVar(&a.killWorkload, "kill-workload", crashtest.WorkloadFsync, "what --kill runs under the kills: fsync (create and fsync files) or full-delete (fill the image, then delete in batches and write into the freed space)")
 	fl.BoolVar(&a.asJSON, "json", false, "print the summary as JSON")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs crashtest (--workloads seq1|seq2|seq3|compact [--sample N] | --workload FILE [--state S]) [--subsets N] [--seed S] [-j N] [--json]")
-		fmt.Fprintln(stderr, "       vlfs crashtest --kill N [--seed S] [--dir DIR] [--json]")
+		fmt.Fprintln(stderr, "       vlfs crashtest --kill N [--kill-workload fsync|full-delete] [--seed S] [--dir DIR] [--json]")
 		fmt.Fprintln(stderr, "exit codes: 0 all crash states passed, 4 failures found, 2 usage, 8 could not run")
 		fl.PrintDefaults()
 	}
@@ -174,23 +176,28 @@ func runKillTest(a *crashtestArgs, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	res, err := crashtest.Kill(crashtest.KillConfig{Binary: bin, Dir: dir, Rounds: a.kill, Seed: a.seed, Progress: stderr})
+	res, err := crashtest.Kill(crashtest.KillConfig{Binary: bin, Dir: dir, Rounds: a.kill, Seed: a.seed, Workload: a.killWorkload, Progress: stderr})
 	for _, f := range res.Failures {
 		fmt.Fprintf(stderr, "FAIL %s\n", f)
 	}
 	if asJSON := a.asJSON; asJSON {
 		json.NewEncoder(stdout).Encode(map[string]any{"rounds": res.Rounds, "files": res.Files, "verified": res.Verified,
-			"failures": len(res.Failures), "seconds": res.Seconds, "full_rounds": res.FullRounds})
+			"failures": len(res.Failures), "seconds": res.Seconds, "full_rounds": res.FullRounds,
+			"workload": a.killWorkload, "filled": res.Filled, "deleted": res.Deleted, "room_commits": res.RoomCommits})
 	} else {
 		fmt.Fprintf(stdout, "%d kills, %d fsync'd files in the manifest, %d checks, %d failures, %.1f s (%d rounds found the image full)\n",
 			res.Rounds, res.Files, res.Verified, len(res.Failures), res.Seconds, res.FullRounds)
+		if res.Filled > 0 {
+			fmt.Fprintf(stdout, "full-delete: %d files filled the image, %d deletes acknowledged and checked after every kill, %d commits split to make room\n",
+				res.Filled, res.Deleted, res.RoomCommits)
+		}
 	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "vlfs crashtest: %v (work directory %s)\n", err, dir)
 		return exitFailure
 	case len(res.Failures) > 0:
-		fmt.Fprintf(stderr, "vlfs crashtest: image, manifest and daemon log kept in %s; replay with --kill %d --seed %d\n", dir, a.kill, a.seed)
+		fmt.Fprintf(stderr, "vlfs crashtest: image, manifest and daemon log kept in %s; replay with --kill %d --kill-workload %s --seed %d\n", dir, a.kill, a.killWorkload, a.seed)
 		return exitUncorrect
 	}
 	if temp {
