@@ -7,7 +7,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -16,7 +15,7 @@ import (
 
 // The full-delete kill workload (KillConfig.Workload = WorkloadFullDelete):
 // the image is filled with small files to ENOSPC, then each round unlinks
-// them in batches, each batch acknowledged by an fsync of their directory,
+// them (and the files earlier rounds wrote) in batches, each batch acknowledged by an fsync of their directory,
 // and writes a few new files into the freed space, until the SIGKILL. On
 // a full disk vlfs splits a bulk delete into many commits that each fit
 // (lockChange), so the kills land before, inside and between those. The
@@ -107,8 +106,11 @@ type deleter struct {
 
 func newDeleter(k *killer, round int) *deleter {
 	d := &deleter{k: k, round: round}
+	// Every acknowledged file may go: after the first round has emptied
+	// fill/, the new files that refilled the disk are deleted in turn, so
+	// later rounds find the disk full again too.
 	for _, name := range k.order {
-		if _, ok := k.manifest[name]; ok && strings.HasPrefix(name, fillDir+"/") {
+		if _, ok := k.manifest[name]; ok {
 			d.victim = append(d.victim, name)
 		}
 	}
@@ -138,9 +140,11 @@ func (d *deleter) loop() {
 		}
 		next = end
 		if !d.k.cfg.noSync {
-			if err := syncDir(dir); err != nil {
-				d.stop(err)
-				return
+			for _, dir := range []string{dir, d.k.mnt} { // the batch's names are in either
+				if err := syncDir(dir); err != nil {
+					d.stop(err)
+					return
+				}
 			}
 		}
 		rooms := roomCommits(d.k.mnt)
@@ -159,7 +163,7 @@ func (d *deleter) loop() {
 		}
 		d.ack(name, d.seeds[b])
 	}
-	// Every fill file is gone: write new files until the kill (or ENOSPC).
+	// Every file is gone: write new files until the kill (or ENOSPC).
 	for i, seed := range d.seeds {
 		name := fmt.Sprintf("r%02d-more%04d", d.round, i)
 		if err := writeSynced(filepath.Join(d.k.mnt, name), fileData(seed), !d.k.cfg.noSync); err != nil {
