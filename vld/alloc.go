@@ -3,6 +3,7 @@ package vld
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -18,7 +19,11 @@ type allocator struct {
 	cylFree   []int64
 	cylEmpty  []int32 // empty tracks per cylinder
 	free      int64
-	empty     int // empty tracks on the disk
+	// freeNow mirrors free for readers without the Volume's mu
+	// (Volume.MetaFreeBlocks): file-system operations check the commit's
+	// room on every change and must not wait for a device request.
+	freeNow atomic.Int64
+	empty   int // empty tracks on the disk
 	// avoidEmpty keeps writes out of empty tracks while holes elsewhere
 	// take them (SetAvoidEmpty).
 	avoidEmpty bool
@@ -44,6 +49,7 @@ func newAllocator(l *disk.Layout, threshold float64) *allocator {
 		active:    -1,
 		free:      nb,
 	}
+	a.freeNow.Store(nb)
 	for t := 0; t < nt; t++ {
 		n := int32(l.TrackBlocks(t))
 		a.trackFree[t], a.trackCap[t] = n, n
@@ -75,6 +81,7 @@ func (a *allocator) markUsed(b int64) bool {
 	a.trackFree[t]--
 	a.cylFree[c]--
 	a.free--
+	a.freeNow.Store(a.free)
 	return true
 }
 
@@ -89,6 +96,7 @@ func (a *allocator) markFree(b int64) bool {
 	a.trackFree[t]++
 	a.cylFree[c]++
 	a.free++
+	a.freeNow.Store(a.free)
 	if a.trackFree[t] == a.trackCap[t] {
 		a.empty++
 		a.cylEmpty[c]++

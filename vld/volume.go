@@ -129,12 +129,10 @@ func (v *Volume) Pieces() map[uint32][]byte {
 }
 
 // MetaFreeBlocks is the number of free blocks a commit's metadata may
-// still use: the reserve included.
-func (v *Volume) MetaFreeBlocks() int64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.alloc.free
-}
+// still use: the reserve included. It takes no lock (a moment's count;
+// v.alloc is set once, at open), so that a caller checking it on every
+// change never waits behind a device request the volume is serving.
+func (v *Volume) MetaFreeBlocks() int64 { return v.alloc.freeNow.Load() }
 
 // FreeBlocks is the number of free blocks data writes may still use.
 func (v *Volume) FreeBlocks() int64 {

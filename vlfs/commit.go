@@ -164,6 +164,14 @@ func (fs *FS) landCommit(p *commitPlan) ([]vld.Addr, error) {
 // releaseFreesLocked hands the blocks freed before this snapshot to the
 // volume, which reuses them once the commit is durable.
 func (fs *FS) releaseFreesLocked() error {
+	if len(fs.pendingFree) > 0 {
+		// A Read that resolved one of these blocks before it was freed
+		// may still be reading it without FS.mu: wait for every read in
+		// flight (new ones cannot start, FS.mu is held) before the volume
+		// may reuse the blocks.
+		fs.readGate.Lock()
+		fs.readGate.Unlock() //nolint:staticcheck // a barrier, not a critical section
+	}
 	for i, a := range fs.pendingFree {
 		if err := fs.vol.Free(a); err != nil {
 			fs.pendingFree = fs.pendingFree[i+1:]

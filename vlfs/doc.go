@@ -27,6 +27,7 @@
 // never the reverse):
 //
 //	FS.commitMu -> FS.mu -> (the volume's locks)
+//	FS.mu -> FS.readGate -> (the volume's locks)
 //	FS.gc.mu is a leaf: never held while taking another lock
 //	FS.stats counters are atomics
 //
@@ -38,6 +39,12 @@
 // WriteCommit (inode blocks, log entries, the slow device flush) with only
 // commitMu held, so other operations proceed meanwhile; FS.committing keeps
 // them from writing inode blocks until mu is taken again to apply the plan.
+// Read resolves its blocks under FS.mu, takes FS.readGate (read) and
+// releases FS.mu before reading them from the volume, so that a cache
+// miss holds up no other operation; a commit drains the gate (write-lock,
+// unlock, with FS.mu held) before it hands freed blocks back to the
+// volume, so no block a reader resolved is reused under it. Every block
+// is freed through FS.pendingFree, which only commits release.
 // Functions whose name ends in Locked need FS.mu held; the types FS owns
 // (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //

@@ -31,121 +31,116 @@ func (fs *FS) writableFileLocked(ino Ino) (*inode, error) {
 }
 
 // Read reads up to len(buf) bytes at off; it returns 0 at or past the end.
+// It resolves the read under FS.mu (buffered data and holes are copied
+// then) and reads the blocks on disk without it, holding only the read
+// gate, so that a cache miss (milliseconds of device time on the real
+// clock) holds up no other operation (issue 31).
 func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("read at %d: %w", off, ErrInvalid)
 	}
 	fs.lock()
-	defer fs.unlock()
 	in, err := fs.fileLocked(ino)
-	if err != nil {
-		return 0, err
+	var p readPlan
+	n := 0
+	if err == nil {
+		n, err = fs.planReadLocked(in, uint64(off), buf, &p)
 	}
-	n, err := fs.readLocked(in, uint64(off), buf)
+	if err != nil || len(p.addrs) == 0 {
+		fs.unlock()
+		fs.stats.count(opRead, n)
+		return n, err
+	}
+	fs.readGate.RLock()
+	fs.unlock()
+	err = fs.vol.ReadBlocks(p.addrs, p.bufs)
+	fs.readGate.RUnlock()
+	if err != nil {
+		return 0, fmt.Errorf("inode %d: reading data: %w", ino, err)
+	}
+	p.finish()
 	fs.stats.count(opRead, n)
-	return n, err
+	return n, nil
 }
 
-// readLocked copies in's bytes at off into buf, up to the file size.
+// readLocked copies in's bytes at off into buf, up to the file size,
+// reading the blocks on disk under FS.mu (for callers that hold it).
 func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
+	var p readPlan
+	n, err := fs.planReadLocked(in, off, buf, &p)
+	if err != nil || len(p.addrs) == 0 {
+		return n, err
+	}
+	if err := fs.vol.ReadBlocks(p.addrs, p.bufs); err != nil {
+		return 0, fmt.Errorf("inode %d: reading data: %w", in.ino, err)
+	}
+	p.finish()
+	return n, nil
+}
+
+// readPlan is a read resolved under FS.mu: the blocks left to read from
+// the volume, each into the caller's buffer (a whole block) or into a
+// scratch block whose part finish copies out (a partial one). The
+// addresses stay valid without FS.mu while the reader holds FS.readGate:
+// a freed block is handed back to the volume only after the gate is
+// drained (releaseFreesLocked).
+type readPlan struct {
+	addrs []vld.Addr
+	bufs  [][]byte
+	parts []readPart
+}
+
+// readPart is the part of a scratch block a partial read wants.
+type readPart struct{ src, dst []byte }
+
+func (p *readPlan) finish() {
+	for _, pt := range p.parts {
+		copy(pt.dst, pt.src)
+	}
+}
+
+// planReadLocked copies what is buffered or a hole into buf and plans the
+// rest; it returns the bytes the read returns (up to the file size).
+func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (int, error) {
 	if off >= in.d.Size {
 		return 0, nil
 	}
 	n := int(min(uint64(len(buf)), in.d.Size-off))
 	bs := uint64(fs.geo.bs)
-	var tmp []byte
-	var batch readBatch
 	for done := 0; done < n; {
 		pos := off + uint64(done)
 		lbn, within := pos/bs, int(pos%bs)
-		dst := buf[done:n]
-		chunk := min(len(dst), fs.geo.bs-within)
-		queued, err := fs.queueWholeBlockLocked(in, lbn, within, dst[:chunk], &batch)
-		if err == nil && !queued {
-			if err = fs.flushReadsLocked(in, &batch); err == nil {
-				err = fs.readBlockLocked(in, lbn, within, dst[:chunk], &tmp)
-			}
-		}
-		if err != nil {
-			return done, err
-		}
+		chunk := min(n-done, fs.geo.bs-within)
+		dst := buf[done : done+chunk]
 		done += chunk
-	}
-	if err := fs.flushReadsLocked(in, &batch); err != nil {
-		return 0, err
+		if b, ok := in.data[lbn]; ok {
+			if b == nil {
+				clear(dst)
+			} else {
+				copy(dst, b[within:])
+			}
+			continue
+		}
+		a, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case a == 0:
+			clear(dst)
+		case chunk == fs.geo.bs:
+			p.addrs, p.bufs = append(p.addrs, a), append(p.bufs, dst)
+		default:
+			tmp := make([]byte, fs.geo.bs)
+			p.addrs, p.bufs = append(p.addrs, a), append(p.bufs, tmp)
+			p.parts = append(p.parts, readPart{src: tmp[within : within+chunk], dst: dst})
+		}
 	}
 	return n, nil
 }
 
-// readBatch gathers whole-block reads so that blocks lying consecutively on
-// disk are read as one request.
-type readBatch struct {
-	addrs []vld.Addr
-	bufs  [][]byte
-}
-
-// queueWholeBlockLocked queues a read of a whole block that is on disk
-// (not buffered, not a hole). It reports whether it did.
-func (fs *FS) queueWholeBlockLocked(in *inode, lbn uint64, within int, dst []byte, b *readBatch) (bool, error) {
-	if within != 0 || len(dst) != fs.geo.bs {
-		return false, nil
-	}
-	if _, ok := in.data[lbn]; ok {
-		return false, nil
-	}
-	a, err := fs.bmapLocked(in, lbn)
-	if err != nil || a == 0 {
-		return false, err
-	}
-	b.addrs = append(b.addrs, a)
-	b.bufs = append(b.bufs, dst)
-	return true, nil
-}
-
-func (fs *FS) flushReadsLocked(in *inode, b *readBatch) error {
-	if len(b.addrs) == 0 {
-		return nil
-	}
-	err := fs.vol.ReadBlocks(b.addrs, b.bufs)
-	b.addrs, b.bufs = b.addrs[:0], b.bufs[:0]
-	if err != nil {
-		return fmt.Errorf("inode %d: reading data: %w", in.ino, err)
-	}
-	return nil
-}
-
-// readBlockLocked copies bytes [within, within+len(dst)) of logical block
-// lbn into dst; tmp is a reusable block buffer.
-func (fs *FS) readBlockLocked(in *inode, lbn uint64, within int, dst []byte, tmp *[]byte) error {
-	if b, ok := in.data[lbn]; ok {
-		if b == nil {
-			clear(dst)
-		} else {
-			copy(dst, b[within:])
-		}
-		return nil
-	}
-	a, err := fs.bmapLocked(in, lbn)
-	if err != nil {
-		return err
-	}
-	if a == 0 {
-		clear(dst)
-		return nil
-	}
-	if within == 0 && len(dst) == fs.geo.bs {
-		return fs.readDataLocked(in, a, dst)
-	}
-	if *tmp == nil {
-		*tmp = make([]byte, fs.geo.bs)
-	}
-	if err := fs.readDataLocked(in, a, *tmp); err != nil {
-		return err
-	}
-	copy(dst, (*tmp)[within:])
-	return nil
-}
-
+// readDataLocked reads block a of in into buf under FS.mu (a partial
+// write's read-modify-write).
 func (fs *FS) readDataLocked(in *inode, a uint64, buf []byte) error {
 	if err := fs.vol.ReadBlock(a, buf); err != nil {
 		return fmt.Errorf("inode %d: reading block at %d: %w", in.ino, a, err)

@@ -33,6 +33,10 @@ type FS struct {
 	commitMu sync.Mutex  // serialises commits; see the package doc
 	plan     planScratch // guarded by commitMu
 	mu       sync.Mutex  // guards everything below
+	// readGate is read-held by a Read between resolving its blocks under
+	// mu and reading them without it; releaseFreesLocked drains it before
+	// freed blocks go back to the volume (file.go, Read).
+	readGate sync.RWMutex
 
 	vol      *vld.Volume
 	opts     Options
