@@ -12,7 +12,7 @@ FUZZTIME  ?= 30s
 FUZZMINIMIZE ?= 5s
 DEB_PKGS  := fuse3 fio fuse2fs e2fsprogs stress-ng
 
-.PHONY: all build deps test test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers loopback figures clean
+.PHONY: all build deps test test-race test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers loopback figures clean
 .PHONY: crashtest
 
 all: build
@@ -45,9 +45,23 @@ vet:
 # mount that outlives it, which would otherwise hold CI until its own limit.
 TEST_DEADLINE ?= 25m
 
+# RACE_PKGS serve requests concurrently (issue 31): make test runs them
+# under the race detector too, in short mode to keep CI within its budget.
+# RACE_SKIP leaves out vld's crash-state enumerations (single-threaded,
+# 4 of the race pass's 5 minutes) and the POSIX conformance table (one
+# operation at a time; once, under load, its mmap+lseek case hung the race
+# pass for 25 min, not reproduced in 18 runs since): the plain pass above
+# runs them all.
+RACE_PKGS ?= ./vlfs/ ./vlfs/fusefs/ ./vld/ ./vld/device/ ./compactor/
+RACE_SKIP ?= ^(TestPosix|TestExtraLogTracksCrash|TestLFSCleanerCrash|TestRandomCrashRecovery|TestLogicalWriteSyncCrash|TestGatherCrashRecovery|TestRelocateCrash)$$
+
 test: deps build
 	$(GO) vet $(PKGS)
 	timeout --kill-after=30s $(TEST_DEADLINE) $(GO) test -count=1 -timeout 14m $(PKGS)
+	timeout --kill-after=30s $(TEST_DEADLINE) $(GO) test -race -short -count=1 -timeout 14m -skip '$(RACE_SKIP)' $(RACE_PKGS)
+
+test-race:
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 
 test-short: build
 	$(GO) test -short -count=1 $(PKGS)
