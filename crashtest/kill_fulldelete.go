@@ -1,7 +1,6 @@
 package crashtest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -184,12 +183,8 @@ func (d *deleter) ack(name string, seed int64) {
 // roomCommits reads the daemon's room commits from the mount's stats
 // file (0 if it cannot).
 func roomCommits(mnt string) int64 {
-	b, err := os.ReadFile(filepath.Join(mnt, fusefs.DefaultStatsFile))
+	r, err := fusefs.ReadLiveReport(mnt)
 	if err != nil {
-		return 0
-	}
-	var r fusefs.Report
-	if json.Unmarshal(b, &r) != nil {
 		return 0
 	}
 	return r.RoomCommits

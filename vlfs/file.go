@@ -53,12 +53,11 @@ func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 	}
 	fs.readGate.RLock()
 	fs.unlock()
-	err = fs.vol.ReadBlocks(p.addrs, p.bufs)
+	err = fs.readPlanned(ino, &p)
 	fs.readGate.RUnlock()
 	if err != nil {
-		return 0, fmt.Errorf("inode %d: reading data: %w", ino, err)
+		return 0, err
 	}
-	p.finish()
 	fs.stats.count(opRead, n)
 	return n, nil
 }
@@ -71,16 +70,27 @@ func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
 	if err != nil || len(p.addrs) == 0 {
 		return n, err
 	}
-	if err := fs.vol.ReadBlocks(p.addrs, p.bufs); err != nil {
-		return 0, fmt.Errorf("inode %d: reading data: %w", in.ino, err)
+	if err := fs.readPlanned(in.ino, &p); err != nil {
+		return 0, err
 	}
-	p.finish()
 	return n, nil
+}
+
+// readPlanned reads a plan's blocks from the volume and copies out the
+// partial ones; it needs FS.mu or FS.readGate held (readPlan says why).
+func (fs *FS) readPlanned(ino Ino, p *readPlan) error {
+	if err := fs.vol.ReadBlocks(p.addrs, p.bufs); err != nil {
+		return fmt.Errorf("inode %d: reading data: %w", ino, err)
+	}
+	for _, pt := range p.parts {
+		copy(pt.dst, pt.src)
+	}
+	return nil
 }
 
 // readPlan is a read resolved under FS.mu: the blocks left to read from
 // the volume, each into the caller's buffer (a whole block) or into a
-// scratch block whose part finish copies out (a partial one). The
+// scratch block whose part readPlanned copies out (a partial one). The
 // addresses stay valid without FS.mu while the reader holds FS.readGate:
 // a freed block is handed back to the volume only after the gate is
 // drained (releaseFreesLocked).
@@ -92,12 +102,6 @@ type readPlan struct {
 
 // readPart is the part of a scratch block a partial read wants.
 type readPart struct{ src, dst []byte }
-
-func (p *readPlan) finish() {
-	for _, pt := range p.parts {
-		copy(pt.dst, pt.src)
-	}
-}
 
 // planReadLocked copies what is buffered or a hole into buf and plans the
 // rest; it returns the bytes the read returns (up to the file size).

@@ -73,20 +73,7 @@ func statsOf(target string) (fusefs.Report, error) {
 }
 
 // liveStats reads the mount's virtual stats file.
-func liveStats(dir string) (fusefs.Report, error) {
-	var r fusefs.Report
-	b, err := os.ReadFile(filepath.Join(dir, fusefs.DefaultStatsFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return r, fmt.Errorf("%s is not a mounted vlfs file system (no %s in it)", dir, fusefs.DefaultStatsFile)
-	}
-	if err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", filepath.Join(dir, fusefs.DefaultStatsFile), err)
-	}
-	return r, nil
-}
+func liveStats(dir string) (fusefs.Report, error) { return fusefs.ReadLiveReport(dir) }
 
 // imageStats opens an unmounted image read-only.
 func imageStats(img string) (fusefs.Report, error) {

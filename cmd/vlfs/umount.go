@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -82,12 +81,8 @@ func umount(dir string, lazy, wait bool, w io.Writer) error {
 
 // daemonPID reads the serving process from the mount's stats file.
 func daemonPID(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, fusefs.DefaultStatsFile))
+	r, err := fusefs.ReadLiveReport(dir)
 	if err != nil {
-		return 0
-	}
-	var r fusefs.Report
-	if json.Unmarshal(b, &r) != nil {
 		return 0
 	}
 	return r.PID
