@@ -90,7 +90,7 @@ func TestReadGateNoReuse(t *testing.T) {
 		rng := rand.New(rand.NewSource(seed))
 		// at least rounds rewrites, and on until the readers have read
 		// as many blocks (bounded)
-		for v := uint32(1); !stop.Load() && (v <= uint32(rounds) || reads.Load() < int64(rounds)) && v < uint32(20*rounds); v++ {
+		for v := uint32(1); !stop.Load() && (v <= uint32(rounds) || reads.Load() < int64(rounds)) && v < uint32(200*rounds); v++ {
 			i := uint32(rng.Intn(blocksA))
 			if _, err := fs.Write(a, int64(i)*int64(bs), gateBlock(bs, 'A', i, v)); err != nil {
 				report(fmt.Errorf("rewrite A[%d]: %w", i, err))
