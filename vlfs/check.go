@@ -136,11 +136,17 @@ func (c *checker) run() {
 	c.unchanged()
 }
 
-// caches checks that every loaded inode's set of dirty indirect blocks
-// holds only its loaded blocks: a node dropped from the cache but left in
+// caches checks that every loaded inode with changes is pinned, and that
+// every loaded inode's set of dirty indirect blocks holds only its loaded
+// blocks: a node dropped from the cache but left in
 // the set would be written, and never seen by a later change.
 func (c *checker) caches() {
 	for ino, in := range c.fs.inodes {
+		// Only fs.dirty is written out: a loaded inode with changes that
+		// is not pinned there would be lost (and could be evicted).
+		if in.hasDirtyState() && c.fs.dirty[ino] != in {
+			c.fail(FindCache, ino, 0, "inode %d has changes to write but is not pinned as dirty", ino)
+		}
 		for k, n := range in.dirtyNodes {
 			if in.nodes[k] != n {
 				c.fail(FindCache, ino, uint64(n.addr), "inode %d: the dirty set holds indirect block %v, which is not the loaded one", ino, k)

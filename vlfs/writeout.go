@@ -108,14 +108,20 @@ func (fs *FS) writeBelowInodesLocked() ([]*inode, error) {
 }
 
 // settleLocked unpins the inodes of ins that have nothing left to write.
+// An inode of ins may have been freed and its number taken by a new inode
+// since ins was listed (while a commit was in flight): only the listed
+// inode itself is unpinned, never the newcomer that holds its number now.
 func (fs *FS) settleLocked(ins []*inode) {
 	for _, in := range ins {
-		if !in.hasDirtyState() {
+		if in.hasDirtyState() {
+			continue
+		}
+		if fs.dirty[in.ino] == in {
 			delete(fs.dirty, in.ino)
-			if in.d.Free() && fs.inodes[in.ino] == in {
-				delete(fs.inodes, in.ino)
-				fs.nodes -= len(in.nodes)
-			}
+		}
+		if in.d.Free() && fs.inodes[in.ino] == in {
+			delete(fs.inodes, in.ino)
+			fs.nodes -= len(in.nodes)
 		}
 	}
 	fs.compactDirtyLocked()

@@ -26,19 +26,10 @@ import (
 // is checked when the mount ends (fstest.Mounted.Unmount runs Check).
 // Operations count, not time, bounds it; the seed replays it.
 //
-// It finds a bug that predates it (it fails at b261194 too): under load,
-// in about 1 run of 6, the check after unmount says a directory entry
-// names a free inode, always the first inode of an inode block (256, 336,
-// 384, ...), with rename and link left out as well. Until that is fixed it
-// runs only with VLFS_RUN_KNOWN_BUGS=1, so that CI does not fail at random:
-//
-//	VLFS_RUN_KNOWN_BUGS=1 go test -count=25 -run TestConcurrentMixedOps ./vlfs/fusefs/
-//
-// (with another test package running beside it for load).
+// It found a bug that predated it: under load, in about 1 run of 6, an
+// entry named a free inode after unmount (vlfs's
+// TestInodeReusedDuringCommit now shows it deterministically).
 func TestConcurrentMixedOps(t *testing.T) {
-	if os.Getenv("VLFS_RUN_KNOWN_BUGS") == "" {
-		t.Skip("finds a known bug (an entry naming a free inode after concurrent creates); set VLFS_RUN_KNOWN_BUGS=1 to run it")
-	}
 	seed := testseed.Pick(t, *fileOpsSeed, "fusefs.seed")
 	m := fstest.MountFS(t, fstest.Options{Size: 256 << 20})
 	ops := 400
