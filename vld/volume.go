@@ -134,11 +134,11 @@ func (v *Volume) Pieces() map[uint32][]byte {
 // change never waits behind a device request the volume is serving.
 func (v *Volume) MetaFreeBlocks() int64 { return v.alloc.freeNow.Load() }
 
-// FreeBlocks is the number of free blocks data writes may still use.
+// FreeBlocks is the number of free blocks data writes may still use. Like
+// MetaFreeBlocks it takes no lock (the reserve is fixed at open), so that a
+// file system's space check never waits behind a device request.
 func (v *Volume) FreeBlocks() int64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if f := v.alloc.free - v.reserve; f > 0 {
+	if f := v.alloc.freeNow.Load() - v.reserve; f > 0 {
 		return f
 	}
 	return 0

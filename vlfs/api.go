@@ -192,7 +192,11 @@ type Stats struct {
 	// WriteThroughBlocks: data blocks of large writes sent to the volume
 	// at once instead of buffered (Options.WriteThroughBytes)
 	WriteThroughBlocks int64
-	Inodes             int64 // allocated inodes
+	// UnlockedBatches: batches of buffered data written out with FS.mu
+	// released; SupersededBlocks: blocks of them changed while in flight,
+	// whose written copy was dropped (writeout_batch.go)
+	UnlockedBatches, SupersededBlocks int64
+	Inodes                            int64 // allocated inodes
 	// FSVersion is the image's file-system version (ondisk.FSVersionAddr
 	// or FSVersionNodeMap); Nodes the indirect blocks the node map names
 	// (0 under version 1).

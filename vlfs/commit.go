@@ -95,6 +95,12 @@ func (fs *FS) commit(seq uint64) error {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
 	start := time.Now()
+	// Most of a large commit's data goes first, in batches without FS.mu
+	// (writeout_batch.go); a small one stays whole, one request with its
+	// metadata where it fits (gather.go).
+	if err := fs.writeOutData(commitInlineBytes); err != nil {
+		return err
+	}
 	fs.lock()
 	if err := fs.commitStartLocked(); err != nil {
 		fs.unlock()
@@ -144,6 +150,12 @@ func (fs *FS) commit(seq uint64) error {
 	fs.applyCommitLocked(p, addrs)
 	return nil
 }
+
+// commitInlineBytes is the buffered data a commit writes out under FS.mu
+// with its metadata: about what one gathered request holds (vld's
+// gatherMaxBlocks, 64 blocks). Beyond it the data goes first in batches
+// with FS.mu released.
+const commitInlineBytes = 64 << 12
 
 // commitStartLocked says whether a commit may run.
 func (fs *FS) commitStartLocked() error {

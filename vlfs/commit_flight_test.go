@@ -9,33 +9,84 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 )
 
-// flushGate is a device whose next Flush, once armed, waits until it is
-// released: a commit then stays in flight (FS.committing, FS.mu free) for
-// as long as a test needs to change the file system under it.
-type flushGate struct {
+// opGate is a device that, once armed, holds the next operation of kind
+// op after it has reached the device, until released: a commit (at its
+// flush) or a batch of data (at its write) then stays in flight, with
+// FS.mu free, for as long as a test needs to change the file system
+// under it.
+type opGate struct {
 	device.Device
+	op      device.OpKind
 	mu      sync.Mutex
 	armed   bool
-	held    chan struct{} // closed when the armed Flush has started waiting
+	held    chan struct{} // closed when the armed operation has started waiting
 	release chan struct{}
 }
 
-func (g *flushGate) arm() {
+func newOpGate(d device.Device, op device.OpKind) *opGate { return &opGate{Device: d, op: op} }
+
+func (g *opGate) arm() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.armed, g.held, g.release = true, make(chan struct{}), make(chan struct{})
 }
 
-func (g *flushGate) Flush() error {
+// free lets the held operation go (once; later calls do nothing), so a
+// test that fails while one is held does not hang its cleanup.
+func (g *opGate) free() {
 	g.mu.Lock()
-	armed, held, release := g.armed, g.held, g.release
-	g.armed = false
+	defer g.mu.Unlock()
+	if g.release != nil {
+		close(g.release)
+		g.release = nil
+	}
+}
+
+// wait waits for the armed operation to be held, failing t after 10 s.
+func (g *opGate) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gated operation never came")
+	}
+}
+
+func (g *opGate) hold(k device.OpKind) {
+	g.mu.Lock()
+	armed, held, release := g.armed && k == g.op, g.held, g.release
+	if release == nil {
+		armed = false
+	}
+	if armed {
+		g.armed = false
+	}
 	g.mu.Unlock()
 	if armed {
 		close(held)
 		<-release
 	}
-	return g.Device.Flush()
+}
+
+func (g *opGate) WriteAt(p []byte, off int64) (int, error) {
+	n, err := g.Device.WriteAt(p, off)
+	g.hold(device.OpWrite)
+	return n, err
+}
+
+func (g *opGate) Flush() error {
+	err := g.Device.Flush()
+	g.hold(device.OpFlush)
+	return err
+}
+
+// mustBeFree fails t if FS.mu is held.
+func mustBeFree(t *testing.T, fs *FS) {
+	t.Helper()
+	if !fs.mu.TryLock() {
+		t.Fatal("FS.mu is held while the volume writes")
+	}
+	fs.mu.Unlock()
 }
 
 // TestInodeReusedDuringCommit: a commit whose plan frees the last inode of
@@ -45,8 +96,9 @@ func (g *flushGate) Flush() error {
 // after a remount its entry named a free inode. (Found by
 // TestConcurrentMixedOps, 1 run in 6 under load.)
 func TestInodeReusedDuringCommit(t *testing.T) {
-	gate := &flushGate{Device: newFormatted(t, 32<<20)}
+	gate := newOpGate(newFormatted(t, 32<<20), device.OpFlush)
 	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
 	fs := im.fs
 	ipb := Ino(fs.geo.ipb)
 	// Fill inode block 0, so that the next inode is the first of block 1.
@@ -65,18 +117,10 @@ func TestInodeReusedDuringCommit(t *testing.T) {
 	gate.arm()
 	synced := make(chan error, 1)
 	go func() { synced <- fs.Sync() }()
-	select {
-	case <-gate.held:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the commit never reached its flush")
-	}
-	if !fs.mu.TryLock() {
-		close(gate.release)
-		t.Fatal("FS.mu is held while the commit flushes: the test cannot create under it")
-	}
-	fs.mu.Unlock()
+	gate.wait(t)
+	mustBeFree(t, fs)
 	b := must(fs.Create(RootIno, "b", 0o640, 7, 8)).ok(t)
-	close(gate.release)
+	gate.free()
 	must(0, <-synced).ok(t)
 	if b.Ino != a.Ino {
 		t.Fatalf("b got inode %d, want the freed %d", b.Ino, a.Ino)

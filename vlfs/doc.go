@@ -44,7 +44,11 @@
 // miss holds up no other operation; a commit drains the gate (write-lock,
 // unlock, with FS.mu held) before it hands freed blocks back to the
 // volume, so no block a reader resolved is reused under it. Every block
-// is freed through FS.pendingFree, which only commits release.
+// is freed through FS.pendingFree, which only commits release. Large
+// write-outs of buffered data release FS.mu while the volume writes each
+// batch (writeout_batch.go); a buffer in flight is never changed in
+// place (ownBufLocked copies it), and buffer identity decides, back under
+// FS.mu, whether the new address is the block's or is freed.
 // Functions whose name ends in Locked need FS.mu held; the types FS owns
 // (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //

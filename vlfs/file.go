@@ -161,9 +161,22 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 	if uint64(off) > fs.geo.maxFileSize() || uint64(len(data)) > fs.geo.maxFileSize()-uint64(off) {
 		return 0, fmt.Errorf("write of %d bytes at %d: %w", len(data), off, ErrFileTooBig)
 	}
-	err := fs.retryNoSpace(func() error { return fs.writeLocked(ino, uint64(off), data) })
+	var over bool
+	err := fs.retryNoSpace(func() error {
+		err := fs.writeLocked(ino, uint64(off), data)
+		over = fs.dirtyBytes > fs.opts.DirtyLimitBytes
+		return err
+	})
 	if err != nil {
 		return 0, err
+	}
+	if over {
+		// Past the dirty limit: write half of it out, without FS.mu
+		// during the I/O. The data is buffered already, so an error here
+		// is not this write's: the next commit reports it.
+		if err := fs.writeOutData(fs.opts.DirtyLimitBytes / 2); err != nil {
+			fs.logf("vlfs: writing out buffered data: %v", err)
+		}
 	}
 	return len(data), nil
 }
@@ -235,7 +248,7 @@ func (fs *FS) newDirtyCountLocked(in *inode, first, last uint64) int64 {
 func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool) ([]byte, error) {
 	b, ok := in.data[lbn]
 	if ok && b != nil {
-		return b, nil
+		return fs.ownBufLocked(in, lbn, b), nil
 	}
 	buf := make([]byte, fs.geo.bs)
 	if !ok {
@@ -269,9 +282,15 @@ func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool) ([]byte, error
 }
 
 // limitDirtyLocked writes buffered data out (without committing) when it
-// exceeds the dirty limit, so memory stays bounded.
+// exceeds the dirty limit, so memory stays bounded. Where Write can write
+// it out without FS.mu (writeOutData) it does so at the limit, and this
+// is the backstop, at twice the limit, for writers faster than that.
 func (fs *FS) limitDirtyLocked() error {
-	if fs.dirtyBytes <= fs.opts.DirtyLimitBytes {
+	limit := fs.opts.DirtyLimitBytes
+	if fs.unlockedWriteOut() {
+		limit *= 2
+	}
+	if fs.dirtyBytes <= limit {
 		return nil
 	}
 	return fs.writeDataLocked(fs.sortedDirtyLocked(), true)

@@ -71,7 +71,7 @@ func (fs *FS) punchLocked(in *inode, off, end uint64) error {
 func (fs *FS) zeroPartLocked(in *inode, lbn, lo, hi uint64) error {
 	if b, ok := in.data[lbn]; ok {
 		if b != nil { // nil: reserved, reads as zeros
-			clear(b[lo:hi])
+			clear(fs.ownBufLocked(in, lbn, b)[lo:hi])
 		}
 		return nil
 	}
@@ -150,7 +150,7 @@ func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
 			}
 			in.data[lbn] = nil
 		case ok && b != nil:
-			clear(b[lo-lbn*bs : hi-lbn*bs])
+			clear(fs.ownBufLocked(in, lbn, b)[lo-lbn*bs : hi-lbn*bs])
 		case !ok:
 			a, err := fs.bmapLocked(in, lbn)
 			if err != nil {

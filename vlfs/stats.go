@@ -62,6 +62,10 @@ type counters struct {
 	covered atomic.Int64
 	// throughBlocks: data blocks written through, unbuffered (writethrough.go)
 	throughBlocks atomic.Int64
+	// batchWrites: batches of buffered data written without FS.mu, and
+	// supersededBlocks: blocks of them changed while in flight, whose new
+	// copy was dropped (writeout_batch.go)
+	batchWrites, supersededBlocks atomic.Int64
 	// wall-clock latencies (WallStats)
 	wall struct{ fsync, commit, plan, volume wallhist.Hist }
 
@@ -108,6 +112,8 @@ func (fs *FS) Stats() Stats {
 	s.CommitError = fs.commitError()
 	s.CoveredSyncs = fs.stats.covered.Load()
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
+	s.UnlockedBatches = fs.stats.batchWrites.Load()
+	s.SupersededBlocks = fs.stats.supersededBlocks.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
 	s.Inodes = fs.imap.nused

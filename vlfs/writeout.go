@@ -203,11 +203,7 @@ func (fs *FS) metaWritesLocked(in *inode) ([]pendingWrite, error) {
 }
 
 func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
-	lbns := make([]uint64, 0, len(in.data))
-	for lbn := range in.data {
-		lbns = append(lbns, lbn)
-	}
-	slices.Sort(lbns)
+	lbns := sortedLbns(in.data)
 	out := make([]pendingWrite, 0, len(lbns))
 	for j, lbn := range lbns {
 		buf := in.data[lbn]
@@ -228,6 +224,16 @@ func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// sortedLbns returns the block numbers of a file's buffered data, in order.
+func sortedLbns(data map[uint64][]byte) []uint64 {
+	lbns := make([]uint64, 0, len(data))
+	for lbn := range data {
+		lbns = append(lbns, lbn)
+	}
+	slices.Sort(lbns)
+	return lbns
 }
 
 // fileBlockWriteLocked prepares the write of block lbn of in with contents

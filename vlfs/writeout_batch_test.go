@@ -1,0 +1,115 @@
+package vlfs
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
+)
+
+// TestBatchWriteOutUnderChanges holds a large commit's batch of buffered
+// data in flight (after the device took it, before the volume returned)
+// and changes the files under it: a block overwritten, a file truncated
+// and extended, a file unlinked and forgotten, a read of a flying block,
+// a create. FS.mu must be free meanwhile, and after the commit and a
+// remount every file must read as the changes left it: a change to a
+// flying buffer in place (no copy) would be lost when the batch landed
+// and unbuffered it.
+func TestBatchWriteOutUnderChanges(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpWrite)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	fs := im.fs
+	bs := int(fs.geo.bs)
+	const blocks = 64 // per file; 4 files: past commitInlineBytes
+	content := map[string][]byte{}
+	for i, name := range []string{"over", "trunc", "gone", "still"} {
+		a := must(fs.Create(RootIno, name, 0o644, 0, 0)).ok(t)
+		data := bytes.Repeat([]byte{byte('a' + i)}, blocks*bs)
+		must(fs.Write(a.Ino, 0, data)).ok(t)
+		content[name] = data
+	}
+	ino := func(name string) Ino { return must(fs.Lookup(RootIno, name)).ok(t).Ino }
+
+	gate.arm()
+	synced := make(chan error, 1)
+	go func() { synced <- fs.Sync() }()
+	gate.wait(t)
+	mustBeFree(t, fs)
+
+	// A read of a flying block sees the buffered data.
+	got := make([]byte, bs)
+	must(fs.Read(ino("over"), int64(5*bs), got)).ok(t)
+	if !bytes.Equal(got, content["over"][5*bs:6*bs]) {
+		t.Fatalf("read of a block in flight: %q..., want %q...", got[:8], content["over"][:8])
+	}
+	// Overwrite part of a flying block.
+	patch := []byte("changed while in flight")
+	must(fs.Write(ino("over"), int64(3*bs+100), patch)).ok(t)
+	copy(content["over"][3*bs+100:], patch)
+	// Truncate into the flying blocks, then extend with new data.
+	must(fs.SetAttr(ino("trunc"), SetAttr{Mask: SetSize, Size: uint64(10*bs + 7)})).ok(t)
+	tail := bytes.Repeat([]byte{'T'}, bs)
+	must(fs.Write(ino("trunc"), int64(20*bs), tail)).ok(t)
+	c := append(content["trunc"][:10*bs+7:10*bs+7], make([]byte, 20*bs-(10*bs+7))...)
+	content["trunc"] = append(c, tail...)
+	// Free a file whose blocks fly.
+	g := ino("gone")
+	must(0, fs.Unlink(RootIno, "gone")).ok(t)
+	fs.Forget(g, 2) // its create and the lookup above
+	delete(content, "gone")
+	must(fs.Create(RootIno, "new", 0o644, 0, 0)).ok(t)
+	content["new"] = nil
+
+	gate.free()
+	must(0, <-synced).ok(t)
+	st := fs.Stats()
+	if st.UnlockedBatches == 0 || st.SupersededBlocks < blocks {
+		t.Errorf("stats: %d unlocked batches, %d superseded blocks; want some, and at least %d", st.UnlockedBatches, st.SupersededBlocks, blocks)
+	}
+	must(0, fs.Sync()).ok(t)
+	im.remount()
+	for name, want := range content {
+		a := must(im.fs.Lookup(RootIno, name)).ok(t)
+		buf := make([]byte, len(want)+bs)
+		n := must(im.fs.Read(a.Ino, 0, buf)).ok(t)
+		if n != len(want) || !bytes.Equal(buf[:n], want) {
+			t.Errorf("%s after remount: %d bytes, want %d; first difference at byte %d", name, n, len(want), firstDiff(buf[:n], want))
+		}
+	}
+}
+
+// TestWriterPastLimitHoldsNoLock: a write that takes the buffered data
+// past the dirty limit writes half of it out before it returns, with
+// FS.mu free during the I/O, so another file's change does not wait for
+// it; when it returns, the buffered data is within the limit.
+func TestWriterPastLimitHoldsNoLock(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpWrite)
+	const limit = 256 << 10
+	im := mountImage(t, gate, Options{Logf: t.Logf, DirtyLimitBytes: limit})
+	t.Cleanup(gate.free)
+	fs := im.fs
+	big := must(fs.Create(RootIno, "big", 0o644, 0, 0)).ok(t)
+	other := must(fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	data := bytes.Repeat([]byte("0123456789abcdef"), (limit+64<<10)/16)
+
+	gate.arm()
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := fs.Write(big.Ino, 0, data)
+		wrote <- err
+	}()
+	gate.wait(t)
+	mustBeFree(t, fs)
+	must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600})).ok(t)
+	gate.free()
+	must(0, <-wrote).ok(t)
+	if st := fs.Stats(); st.DirtyBytes > limit || st.UnlockedBatches == 0 {
+		t.Errorf("after the write: %d bytes buffered (limit %d), %d unlocked batches", st.DirtyBytes, limit, st.UnlockedBatches)
+	}
+	im.remount()
+	got := make([]byte, len(data))
+	if n := must(im.fs.Read(big.Ino, 0, got)).ok(t); n != len(data) || !bytes.Equal(got, data) {
+		t.Fatalf("after remount: %d bytes, first difference at %d", n, firstDiff(got[:n], data))
+	}
+}
