@@ -14,17 +14,23 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 )
 
-// slowReads delays every device read, widening the window in which a
-// Read holds block addresses without FS.mu (issue 31), as a real disk's
-// service time does.
-type slowReads struct {
+// slowDevice delays every device read and write by its own service time,
+// as a real disk does (and --clock real sleeps it): it widens the windows
+// in which a Read holds block addresses without FS.mu, or a batch of data
+// is written without it (issue 31).
+type slowDevice struct {
 	device.Device
-	delay time.Duration
+	read, write time.Duration
 }
 
-func (d slowReads) ReadAt(p []byte, off int64) (int, error) {
-	time.Sleep(d.delay)
+func (d slowDevice) ReadAt(p []byte, off int64) (int, error) {
+	time.Sleep(d.read)
 	return d.Device.ReadAt(p, off)
+}
+
+func (d slowDevice) WriteAt(p []byte, off int64) (int, error) {
+	time.Sleep(d.write)
+	return d.Device.WriteAt(p, off)
 }
 
 // gateBlock is block lbn of file f at version v: every 8 bytes say so.
@@ -58,7 +64,7 @@ func checkGateBlock(b []byte, f byte, lbn uint32) error {
 // block goes back to the volume only after the reads in flight are done.
 func TestReadGateNoReuse(t *testing.T) {
 	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
-	im := mountImage(t, slowReads{newFormatted(t, 4<<20), 200 * time.Microsecond}, Options{Logf: t.Logf})
+	im := mountImage(t, slowDevice{Device: newFormatted(t, 4<<20), read: 200 * time.Microsecond}, Options{Logf: t.Logf})
 	fs := im.fs
 	bs := fs.geo.bs
 	const blocksA, blocksB = 48, 400

@@ -74,7 +74,6 @@ func (fs *FS) writeOutData(keep int64) error {
 		fs.lock()
 		if werr == nil && len(addrs) != len(fl) {
 			werr = fmt.Errorf("volume returned %d addresses for %d blocks: %w", len(addrs), len(fl), ErrCorrupt)
-			addrs = nil
 		}
 		if werr != nil {
 			addrs = nil
