@@ -162,18 +162,26 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 		return 0, fmt.Errorf("write of %d bytes at %d: %w", len(data), off, ErrFileTooBig)
 	}
 	var over bool
+	var thru throughBlocks
 	err := fs.retryNoSpace(func() error {
-		err := fs.writeLocked(ino, uint64(off), data)
-		over = fs.dirtyBytes > fs.opts.DirtyLimitBytes
+		var err error
+		thru, err = fs.writeThroughLocked(ino, uint64(off), data)
+		over = fs.dirtyBytes-thru.bytes(fs.geo.bs) > fs.opts.DirtyLimitBytes
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
+	if thru.a < thru.b {
+		// The data is buffered already, so an error here is not this
+		// write's: the blocks stay buffered and the commit reports it.
+		if err := fs.writeThrough(thru.in, thru.a, thru.b); err != nil {
+			fs.logf("vlfs: writing through %d blocks of inode %d: %v", thru.b-thru.a, thru.in.ino, err)
+		}
+	}
 	if over {
 		// Past the dirty limit: write half of it out, without FS.mu
-		// during the I/O. The data is buffered already, so an error here
-		// is not this write's: the next commit reports it.
+		// during the I/O.
 		if err := fs.writeOutData(fs.opts.DirtyLimitBytes / 2); err != nil {
 			fs.logf("vlfs: writing out buffered data: %v", err)
 		}
@@ -181,38 +189,48 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 	return len(data), nil
 }
 
+// throughBlocks are the blocks [a, b) of in that a write buffered to be
+// written through (writethrough.go) once FS.mu is released.
+type throughBlocks struct {
+	in   *inode
+	a, b uint64
+}
+
+func (t throughBlocks) bytes(bs int) int64 { return int64(t.b-t.a) * int64(bs) }
+
+// writeLocked writes data at off, all of it buffered.
 func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
+	_, err := fs.writeThroughLocked(ino, off, data)
+	return err
+}
+
+// writeThroughLocked writes data at off, buffered; the whole blocks it
+// returns are for the caller to write through without FS.mu.
+func (fs *FS) writeThroughLocked(ino Ino, off uint64, data []byte) (throughBlocks, error) {
 	in, err := fs.writableFileLocked(ino)
-	if err != nil {
-		return err
-	}
-	if len(data) == 0 {
-		return nil
+	if err != nil || len(data) == 0 {
+		return throughBlocks{}, err
 	}
 	bs := uint64(fs.geo.bs)
 	end := off + uint64(len(data))
 	first, last := off/bs, (end-1)/bs
 	if err := fs.checkSpaceLocked(fs.newDirtyCountLocked(in, first, last)); err != nil {
-		return err
+		return throughBlocks{}, err
 	}
-	// The buffered blocks first: buffering a partial block may read it,
-	// and a failed read must leave no written-through block linked past
-	// the end of the file.
+	// The partial blocks first: buffering one may read it, and a failed
+	// read must leave no block past the end of the file buffered.
 	ta, tb := fs.throughRange(in, off, end)
-	for lbn := first; lbn <= last; lbn++ {
-		if lbn >= ta && lbn < tb {
-			continue
-		}
-		lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
-		buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs)
-		if err != nil {
-			return err
-		}
-		copy(buf[lo-lbn*bs:], data[lo-off:hi-off])
-	}
-	if ta < tb {
-		if err := fs.writeThroughLocked(in, ta, tb, data[ta*bs-off:tb*bs-off]); err != nil {
-			return err
+	for _, through := range []bool{false, true} {
+		for lbn := first; lbn <= last; lbn++ {
+			if (lbn >= ta && lbn < tb) != through {
+				continue
+			}
+			lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
+			buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs)
+			if err != nil {
+				return throughBlocks{}, err
+			}
+			copy(buf[lo-lbn*bs:], data[lo-off:hi-off])
 		}
 	}
 	changed := end > in.d.Size
@@ -229,7 +247,7 @@ func (fs *FS) writeLocked(ino Ino, off uint64, data []byte) error {
 	} else {
 		fs.markDirtyLocked(in) // the data and its tree only: the record is as it was
 	}
-	return fs.limitDirtyLocked()
+	return throughBlocks{in, ta, tb}, fs.limitDirtyLocked()
 }
 
 // newDirtyCountLocked is how many of blocks first..last are not buffered yet.

@@ -55,40 +55,39 @@ func (fs *FS) writeOutData(keep int64) error {
 	if !fs.unlockedWriteOut() {
 		return nil
 	}
-	for {
-		fs.lock()
-		if fs.closed || fs.failed != nil || fs.dirtyBytes <= keep {
-			fs.unlock()
-			return nil
-		}
+	fs.mu.Lock() // not fs.lock/unlock between batches: no cache shrinking, no early write-out mid-way
+	defer fs.unlock()
+	for !fs.closed && fs.failed == nil && fs.dirtyBytes > keep {
 		fl, ws, err := fs.pickFlightsLocked(writeChunk)
-		fs.mu.Unlock() // not fs.unlock: no cache shrinking, no early write-out mid-batch
 		if err != nil || len(fl) == 0 {
-			fs.lock()
 			fs.landFlightsLocked(fl, nil)
-			fs.unlock()
 			return err
 		}
-		fs.stats.batchWrites.Add(1)
-		addrs, werr := fs.vol.WriteBlocks(ws.bufs, ws.opts)
-		fs.lock()
-		if werr == nil && len(addrs) != len(fl) {
-			werr = fmt.Errorf("volume returned %d addresses for %d blocks: %w", len(addrs), len(fl), ErrCorrupt)
-		}
-		if werr != nil {
-			addrs = nil
-		}
-		err = fs.landFlightsLocked(fl, addrs)
-		fs.unlock()
-		switch {
-		case werr != nil && errors.Is(werr, vld.ErrNoSpace):
-			return nil // the commit's own write-out decides
-		case werr != nil:
-			return fs.volErr("write", werr)
-		case err != nil:
+		if err := fs.flyLocked(fl, ws); err != nil {
+			if errors.Is(err, ErrNoSpace) {
+				return nil // the commit's own write-out decides
+			}
 			return err
 		}
 	}
+	return nil
+}
+
+// flyLocked writes a picked batch with FS.mu released during the volume's
+// I/O, then lands it. FS.mu is held on entry and on return.
+func (fs *FS) flyLocked(fl []flight, ws flightWrites) error {
+	fs.stats.batchWrites.Add(1)
+	fs.mu.Unlock()
+	addrs, werr := fs.vol.WriteBlocks(ws.bufs, ws.opts)
+	fs.mu.Lock()
+	if werr == nil && len(addrs) != len(fl) {
+		werr = fmt.Errorf("volume returned %d addresses for %d blocks: %w", len(addrs), len(fl), ErrCorrupt)
+	}
+	if werr != nil {
+		fs.landFlightsLocked(fl, nil)
+		return fs.volErr("write", werr)
+	}
+	return fs.landFlightsLocked(fl, addrs)
 }
 
 // flightWrites are a batch's blocks and hints as WriteBlocks takes them.
@@ -97,47 +96,57 @@ type flightWrites struct {
 	opts vld.WriteOpts
 }
 
+func newFlightWrites() flightWrites {
+	return flightWrites{opts: vld.WriteOpts{Near: []vld.Addr{}, Replaces: []bool{}}}
+}
+
 // pickFlightsLocked picks up to limit buffered blocks not already flying,
 // in inode then block order (so that a file's blocks stay one chain, as
 // dataWritesLocked places them), and marks them flying.
 func (fs *FS) pickFlightsLocked(limit int) ([]flight, flightWrites, error) {
 	var fl []flight
-	var ws flightWrites
-	ws.opts.Near, ws.opts.Replaces = []vld.Addr{}, []bool{}
+	ws := newFlightWrites()
 	for _, in := range fs.sortedDirtyLocked() {
 		if len(fl) >= limit {
 			break
-		}
-		if len(in.data) == 0 {
-			continue
 		}
 		for _, lbn := range sortedLbns(in.data) {
 			if len(fl) >= limit {
 				break
 			}
-			buf := in.data[lbn]
-			if buf == nil || fs.flying[&buf[0]] {
-				continue // a bare reservation is the commit's to write (a shared zero block)
-			}
-			if err := fs.prepareLocked(in, lbn); err != nil {
+			if err := fs.pickFlightLocked(&fl, &ws, in, lbn); err != nil {
 				return fl, ws, err
 			}
-			old, err := fs.bmapLocked(in, lbn)
-			if err != nil {
-				return fl, ws, err
-			}
-			near, rep := fs.nearLocked(in, lbn)
-			if n := len(fl); !rep && n > 0 && fl[n-1].in == in && fl[n-1].lbn == lbn-1 {
-				near = ws.opts.Near[n-1] // follows the previous block, as one chain
-			}
-			fs.flying[&buf[0]] = true
-			fl = append(fl, flight{in: in, lbn: lbn, buf: buf, old: old})
-			ws.bufs = append(ws.bufs, buf)
-			ws.opts.Near = append(ws.opts.Near, near)
-			ws.opts.Replaces = append(ws.opts.Replaces, rep)
 		}
 	}
 	return fl, ws, nil
+}
+
+// pickFlightLocked adds in's buffered block lbn to the batch and marks it
+// flying, unless it is not buffered, already flying, or a bare
+// reservation (a shared zero block: the commit's to write).
+func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn uint64) error {
+	buf := in.data[lbn]
+	if buf == nil || fs.flying[&buf[0]] {
+		return nil
+	}
+	if err := fs.prepareLocked(in, lbn); err != nil {
+		return err
+	}
+	old, err := fs.bmapLocked(in, lbn)
+	if err != nil {
+		return err
+	}
+	near, rep := fs.nearLocked(in, lbn)
+	if n := len(*fl); !rep && n > 0 && (*fl)[n-1].in == in && (*fl)[n-1].lbn == lbn-1 {
+		near = ws.opts.Near[n-1] // follows the previous block, as one chain
+	}
+	fs.flying[&buf[0]] = true
+	*fl = append(*fl, flight{in: in, lbn: lbn, buf: buf, old: old})
+	ws.bufs = append(ws.bufs, buf)
+	ws.opts.Near = append(ws.opts.Near, near)
+	ws.opts.Replaces = append(ws.opts.Replaces, rep)
+	return nil
 }
 
 // landFlightsLocked ends the flights: with addrs (the batch was written),
