@@ -32,27 +32,45 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 	if err := os.Mkdir(t.mnt, 0o755); err != nil {
 		return nil, err
 	}
-	dev, err := device.OpenFile(t.img, device.FileOptions{})
-	if err != nil {
-		return nil, err
-	}
-	t.fs, err = vlfs.Mount(dev, vlfs.Options{Logf: cfg.Logf, Head: cfg.Head, WriteThroughBytes: vlfs.DefaultWriteThrough})
-	if err != nil {
-		dev.Close()
-		return nil, err
-	}
-	t.srv, err = fusefs.Mount(t.mnt, t.fs, fusefs.Options{FSName: t.img, Image: t.img, Logf: cfg.Logf})
-	if err != nil {
-		t.fs.Close()
+	if err := t.mount(vlfs.Options{Logf: cfg.Logf, Head: cfg.Head, WriteThroughBytes: vlfs.DefaultWriteThrough}); err != nil {
 		return nil, err
 	}
 	if cfg.CPUProfile != "" {
+		var err error
 		if t.stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
 			t.stop()
 			return nil, err
 		}
 	}
 	return t, nil
+}
+
+// mount serves t.img on t.mnt in this process with opts.
+func (t *vlfsTarget) mount(opts vlfs.Options) error {
+	var err error
+	if t.fs, err = t.open(opts); err != nil {
+		return err
+	}
+	t.srv, err = fusefs.Mount(t.mnt, t.fs, fusefs.Options{FSName: t.img, Image: t.img, Logf: opts.Logf})
+	if err != nil {
+		t.fs.Close()
+		return err
+	}
+	return nil
+}
+
+// open mounts t.img as a vlfs.FS, unserved.
+func (t *vlfsTarget) open(opts vlfs.Options) (*vlfs.FS, error) {
+	dev, err := device.OpenFile(t.img, device.FileOptions{ReadOnly: opts.ReadOnly})
+	if err != nil {
+		return nil, err
+	}
+	fs, err := vlfs.Mount(dev, opts)
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	return fs, nil
 }
 
 // mkfsVLFS formats a new image as `vlfs mkfs --size` does.
@@ -104,6 +122,14 @@ func (t *vlfsTarget) stop() error {
 	if t.stopProfile != nil {
 		t.stopProfile()
 	}
+	if err := t.unmount(); err != nil {
+		return err
+	}
+	return os.RemoveAll(t.base)
+}
+
+// unmount unmounts t.mnt, waits for the server and closes the file system.
+func (t *vlfsTarget) unmount() error {
 	var err error
 	for i := 0; i < 50; i++ {
 		if err = fusefs.Unmount(t.mnt, false); err == nil || errors.Is(err, fusefs.ErrNotMounted) {
@@ -119,10 +145,7 @@ func (t *vlfsTarget) stop() error {
 	if cerr := t.fs.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	return os.RemoveAll(t.base)
+	return err
 }
 
 // serverSnapshot is a server's cumulative counters at one moment.

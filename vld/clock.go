@@ -18,10 +18,21 @@ type mech struct {
 	start time.Time
 	sleep func(time.Duration)
 	last  lastIO // where and when the last request ended (head_profile.go)
+	// deferSleep: on the real-time clock, service does not sleep; the
+	// caller waits for the disk without the volume's lock (waitLocked).
+	deferSleep bool
 }
 
 func newMech(l *disk.Layout, c Clock) *mech {
 	return &mech{l: l, clock: c, start: time.Now(), sleep: time.Sleep}
+}
+
+// setNow sets simulated time (a clean image's clock, restored at open).
+// On the real-time clock the wall clock now stands for ms: simulated time
+// restored from an image is not time the disk still owes.
+func (m *mech) setNow(ms float64) {
+	m.now = ms
+	m.start = time.Now().Add(-time.Duration(ms * float64(time.Millisecond)))
 }
 
 // syncWall brings simulated time up to the wall clock in real-time mode:
@@ -48,10 +59,23 @@ func (m *mech) service(b int64, n int, write bool) Breakdown {
 	}
 	m.now += bd.Total()
 	m.last.note(b, n, m.now)
-	if m.clock == ClockReal {
-		m.sleep(time.Duration(bd.Total() * float64(time.Millisecond)))
+	if !m.deferSleep {
+		// Until the request ends on the wall clock: a disk still busy
+		// with a unit whose caller sleeps it off finishes that first.
+		if d := m.wallUntil(m.now); d > 0 {
+			m.sleep(d)
+		}
 	}
 	return bd
+}
+
+// wallUntil is how long, on the real-time clock, until the wall-clock
+// moment of simulated time ms (0 on the virtual clock or once past).
+func (m *mech) wallUntil(ms float64) time.Duration {
+	if m.clock != ClockReal {
+		return 0
+	}
+	return m.start.Add(time.Duration(ms * float64(time.Millisecond))).Sub(time.Now())
 }
 
 // overheadMs is the controller overhead that precedes positioning.

@@ -173,7 +173,7 @@ func (v *Volume) ReadBlock(a Addr, buf []byte) error {
 		return err
 	}
 	if v.phase == phaseRun && !v.sched.direct() {
-		return v.readQueuedLocked(a, buf)
+		return v.readQueuedLocked(a, [][]byte{buf})
 	}
 	if err := v.drainLocked(); err != nil {
 		return err

@@ -31,7 +31,13 @@ func (v *Volume) ReadBlocks(addrs []Addr, bufs [][]byte) error {
 		for j < len(addrs) && addrs[j] == addrs[j-1]+1 && v.layout.TrackOf(int64(addrs[j])) == v.layout.TrackOf(int64(addrs[i])) {
 			j++
 		}
-		if err := v.readRunLocked(addrs[i], bufs[i:j]); err != nil {
+		var err error
+		if v.phase == phaseRun && !v.sched.direct() {
+			err = v.readQueuedLocked(addrs[i], bufs[i:j]) // reads go first between write batches
+		} else {
+			err = v.readRunLocked(addrs[i], bufs[i:j])
+		}
+		if err != nil {
 			return err
 		}
 		i = j

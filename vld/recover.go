@@ -175,7 +175,7 @@ func (v *Volume) findRoot(ck *ondisk.Checkpoint) (root ondisk.Ref, maxSeen uint6
 	}
 	if t, err := ondisk.DecodeTail(v.buf); err == nil && t.UUID == v.sb.UUID && t.CkptSeq == ck.Seq {
 		v.recovery.Clean = true
-		v.m.now = float64frombits(t.SimMs)
+		v.m.setNow(float64frombits(t.SimMs))
 		return t.Root, t.NextSeq - 1, nil
 	}
 	return v.scanForRoot(ck)

@@ -35,7 +35,7 @@ func (v *Volume) SubmitRead(a Addr, buf []byte, atMs float64, tag uint64) error 
 	if err := v.usableLocked(true); err != nil {
 		return err
 	}
-	v.sched.add(&request{arrive: atMs, tag: tag, async: true, addr: a, buf: buf})
+	v.sched.add(&request{arrive: atMs, tag: tag, async: true, addr: a, bufs: [][]byte{buf}})
 	return nil
 }
 
@@ -133,26 +133,10 @@ func (v *Volume) dispatchLocked() ([]*request, error) {
 // serveReadLocked does one queued read.
 func (v *Volume) serveReadLocked(r *request) ([]*request, error) {
 	r.start = v.m.now
-	r.err = v.readServiceLocked(r.addr, r.buf)
+	r.err = v.readRunLocked(r.addr, r.bufs)
 	r.end, r.done = v.m.now, true
 	v.sched.finish()
 	return []*request{r}, nil
-}
-
-// readServiceLocked reads block a and charges its service, as ReadBlock
-// does in the running phase.
-func (v *Volume) readServiceLocked(a Addr, buf []byte) error {
-	if err := v.drainLocked(); err != nil {
-		return err
-	}
-	if _, err := v.dev.ReadAt(buf, int64(a)*int64(v.bs)); err != nil {
-		return fmt.Errorf("vld: read block %d: %w", a, err)
-	}
-	bd := v.m.service(int64(a), 1, false)
-	v.stats.Sim.Add(bd)
-	v.stats.Reads++
-	v.stats.BlocksRead++
-	return nil
 }
 
 // serveWritesLocked writes one batch: its blocks, piece after piece, are
@@ -259,6 +243,14 @@ func (v *Volume) spaceLocked(n int, o WriteOpts) error {
 // serving whatever the policy picks, its own request included. Between
 // units it lets go of mu so that other callers can queue (a read that
 // comes in then goes before the next write batch).
+//
+// On the real-time clock a unit's service time is slept without mu: the
+// disk is busy until the simulated time its last unit ends, and a caller
+// that finds it busy waits, with mu released, for the next unit to pick.
+// So a unit is picked only when the disk is free, from everything queued
+// by then (the policy sees the mount's real queue), and no other use of
+// the volume (placing a gathered write, freeing a block, the counters)
+// waits for the device.
 func (v *Volume) waitLocked(r *request) error {
 	v.sched.add(r)
 	for !r.done {
@@ -266,19 +258,41 @@ func (v *Volume) waitLocked(r *request) error {
 			v.sched.failAll(err)
 			break
 		}
-		if _, err := v.dispatchLocked(); err != nil || r.done {
+		if v.waitBusyLocked(v.m.now) {
+			continue
+		}
+		v.m.deferSleep = true
+		_, err := v.dispatchLocked()
+		v.m.deferSleep = false
+		if err != nil || r.done {
 			break
 		}
 		v.mu.Unlock()
 		v.mu.Lock()
 	}
+	v.waitBusyLocked(r.end) // until the request's own service has ended
 	return r.err
 }
 
-// readQueuedLocked is ReadBlock through the queues.
-func (v *Volume) readQueuedLocked(a Addr, buf []byte) error {
+// waitBusyLocked sleeps, with mu released, until the wall-clock moment of
+// simulated time ms on the real-time clock, if that is still ahead. It
+// says whether it slept.
+func (v *Volume) waitBusyLocked(ms float64) bool {
+	d := v.m.wallUntil(ms)
+	if d <= 0 {
+		return false
+	}
+	sleep := v.m.sleep
+	v.mu.Unlock()
+	sleep(d)
+	v.mu.Lock()
+	return true
+}
+
+// readQueuedLocked is a read of consecutive blocks through the queues.
+func (v *Volume) readQueuedLocked(a Addr, bufs [][]byte) error {
 	v.m.syncWall()
-	return v.waitLocked(&request{arrive: v.m.now, addr: a, buf: buf})
+	return v.waitLocked(&request{arrive: v.m.now, addr: a, bufs: bufs})
 }
 
 // writeQueuedLocked is WriteBlocks through the queues.

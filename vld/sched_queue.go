@@ -8,9 +8,9 @@ type request struct {
 	async  bool    // reported by Dispatch; synchronous callers wait for it
 
 	write bool
-	addr  Addr   // read: the block; fixed write: the first block
-	buf   []byte // read: the destination
-	fixed bool   // write at addr (WriteAt) instead of near the head
+	addr  Addr     // read: the first block; fixed write: the first block
+	bufs  [][]byte // read: the destinations of consecutive blocks
+	fixed bool     // write at addr (WriteAt) instead of near the head
 	meta  bool
 	data  [][]byte // write: the blocks, in order
 	sent  int      // write: blocks already written

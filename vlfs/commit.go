@@ -109,6 +109,7 @@ func (fs *FS) commit(seq uint64) error {
 		}
 		return err
 	}
+	fs.waitFlightsLocked()
 	// The volume holds the writes below the inode blocks back and places
 	// each after the one before, so that the whole commit reaches the
 	// device as one request where there is room (vld/gather.go).

@@ -63,16 +63,18 @@ type FS struct {
 	orphans  map[Ino]bool   // link count 0 but still referenced
 	linkable map[Ino]bool   // orphans made by CreateTmp, which Link may name
 
-	dirtyBytes  int64          // buffered file data
-	reserved    int64          // dirty data blocks that each need a new block
-	dirtyMeta   int64          // dirty directory blocks
-	pendingFree []vld.Addr     // freed since the last commit snapshot
-	flying      map[*byte]bool // buffers a batch is writing without FS.mu, by first byte (writeout_batch.go)
-	dirtySince  time.Time      // first change since the last commit (zero if clean)
-	snapshot    uint64         // number of the last commit that took its snapshot (groupCommit.started)
-	failed      error          // set when the volume failed; every later write returns it
-	committing  bool           // a commit's inode blocks are in flight: they and the inode map are the commit's
-	zero        []byte         // one block of zeros, never written to
+	dirtyBytes  int64            // buffered file data
+	reserved    int64            // dirty data blocks that each need a new block
+	dirtyMeta   int64            // dirty directory blocks
+	pendingFree []vld.Addr       // freed since the last commit snapshot
+	flying      map[*byte]uint64 // buffers a batch is writing without FS.mu, by first byte: when picked (writeout_batch.go)
+	flights     uint64           // blocks picked for batches so far
+	landed      *sync.Cond       // on mu: broadcast when a batch lands (writeout_batch.go)
+	dirtySince  time.Time        // first change since the last commit (zero if clean)
+	snapshot    uint64           // number of the last commit that took its snapshot (groupCommit.started)
+	failed      error            // set when the volume failed; every later write returns it
+	committing  bool             // a commit's inode blocks are in flight: they and the inode map are the commit's
+	zero        []byte           // one block of zeros, never written to
 	scratch     writeScratch
 
 	cm      compaction // the idle-time compactor's view (compact.go)

@@ -89,7 +89,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 	geo := newGeometry(vol.BlockSize(), vol.PayloadSize())
 	fs := &FS{vol: vol, opts: o, sb: sb, geo: geo, readOnly: o.ReadOnly,
 		imap: newInodeMap(geo), inodes: map[Ino]*inode{}, dirty: map[Ino]*inode{},
-		iblocks: map[uint64][]byte{}, flying: map[*byte]bool{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
+		iblocks: map[uint64][]byte{}, flying: map[*byte]uint64{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, linkable: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
 	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
 	fs.stats.wake = make(chan struct{}, 1)
@@ -98,6 +98,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 	}
 	fs.cm.recent.limit = fs.limits.recent
 	fs.gc.cond = newCond(&fs.gc.mu)
+	fs.landed = newCond(&fs.mu)
 	return fs
 }
 

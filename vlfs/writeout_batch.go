@@ -3,6 +3,7 @@ package vlfs
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/vlfs/vlfs/vld"
 )
@@ -59,6 +60,13 @@ func (fs *FS) writeOutData(keep int64) error {
 	defer fs.unlock()
 	for !fs.closed && fs.failed == nil && fs.dirtyBytes > keep {
 		fl, ws, err := fs.pickFlightsLocked(writeChunk)
+		if err == nil && len(fl) == 0 && len(fs.flying) > 0 {
+			// What is left is being written already (write-throughs,
+			// another write-out): wait for it rather than leave it for
+			// the caller, a commit that would write it again under FS.mu.
+			fs.landed.Wait()
+			continue
+		}
 		if err != nil || len(fl) == 0 {
 			fs.landFlightsLocked(fl, nil)
 			return err
@@ -127,7 +135,10 @@ func (fs *FS) pickFlightsLocked(limit int) ([]flight, flightWrites, error) {
 // reservation (a shared zero block: the commit's to write).
 func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn uint64) error {
 	buf := in.data[lbn]
-	if buf == nil || fs.flying[&buf[0]] {
+	if buf == nil {
+		return nil
+	}
+	if _, ok := fs.flying[&buf[0]]; ok {
 		return nil
 	}
 	if err := fs.prepareLocked(in, lbn); err != nil {
@@ -141,7 +152,8 @@ func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn ui
 	if n := len(*fl); !rep && n > 0 && (*fl)[n-1].in == in && (*fl)[n-1].lbn == lbn-1 {
 		near = ws.opts.Near[n-1] // follows the previous block, as one chain
 	}
-	fs.flying[&buf[0]] = true
+	fs.flights++
+	fs.flying[&buf[0]] = fs.flights
 	*fl = append(*fl, flight{in: in, lbn: lbn, buf: buf, old: old})
 	ws.bufs = append(ws.bufs, buf)
 	ws.opts.Near = append(ws.opts.Near, near)
@@ -155,6 +167,9 @@ func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn ui
 // (nothing was written), they are only no longer flying.
 func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 	var first error
+	if len(fl) > 0 {
+		defer fs.landed.Broadcast()
+	}
 	for i, f := range fl {
 		delete(fs.flying, &f.buf[0])
 		if addrs == nil {
@@ -187,11 +202,32 @@ func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 	return first
 }
 
+// waitFlightsLocked waits until every batch picked before the call has
+// landed, so that a commit does not write their blocks a second time
+// under FS.mu. Batches picked meanwhile are not waited for: a stream of
+// write-throughs cannot hold a commit off.
+func (fs *FS) waitFlightsLocked() {
+	upTo := fs.flights
+	for {
+		oldest := uint64(math.MaxUint64)
+		for _, n := range fs.flying {
+			oldest = min(oldest, n)
+		}
+		if oldest > upTo {
+			return
+		}
+		fs.landed.Wait()
+	}
+}
+
 // ownBufLocked returns in's buffer of block lbn, b, ready to be changed in
 // place: a buffer a batch is writing without FS.mu is copied first, and
 // the copy becomes the file's (writeout_batch.go).
 func (fs *FS) ownBufLocked(in *inode, lbn uint64, b []byte) []byte {
-	if b == nil || !fs.flying[&b[0]] {
+	if b == nil {
+		return b
+	}
+	if _, ok := fs.flying[&b[0]]; !ok {
 		return b
 	}
 	nb := make([]byte, len(b))

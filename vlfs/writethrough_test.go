@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
 )
@@ -141,6 +142,44 @@ func TestWriteThroughHoldsNoLock(t *testing.T) {
 	must(0, <-wrote).ok(t)
 	if st := fs.Stats(); st.DirtyBytes != 0 || st.WriteThroughBlocks != 32 {
 		t.Errorf("after the write: %d bytes buffered, %d blocks written through; want 0 and 32", st.DirtyBytes, st.WriteThroughBlocks)
+	}
+	im.remount()
+	got := make([]byte, len(data))
+	if n := must(im.fs.Read(f.Ino, 0, got)).ok(t); n != len(data) || !bytes.Equal(got, data) {
+		t.Fatalf("after remount: %d bytes, first difference at %d", n, firstDiff(got[:n], data))
+	}
+	im.check()
+}
+
+// TestCommitWaitsForWriteThrough: an fsync that comes while a write's
+// blocks are being written through waits for them to land instead of
+// writing them a second time under FS.mu (the flight would then land
+// superseded, its copy freed). Before the commit waited, all 32 were
+// written twice.
+func TestCommitWaitsForWriteThrough(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpWrite)
+	im := mountImage(t, gate, Options{Logf: t.Logf, WriteThroughBytes: 64 << 10})
+	t.Cleanup(gate.free)
+	fs := im.fs
+	f := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	must(0, fs.Fsync(f.Ino, false)).ok(t)
+	data := bytes.Repeat([]byte("fedcba9876543210"), (128<<10)/16)
+
+	gate.arm()
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := fs.Write(f.Ino, 0, data)
+		wrote <- err
+	}()
+	gate.wait(t)
+	synced := make(chan error, 1)
+	go func() { synced <- fs.Fsync(f.Ino, false) }()
+	time.Sleep(50 * time.Millisecond) // the fsync reaches its commit
+	gate.free()
+	must(0, <-wrote).ok(t)
+	must(0, <-synced).ok(t)
+	if st := fs.Stats(); st.SupersededBlocks != 0 || st.WriteThroughBlocks != 32 {
+		t.Errorf("%d of %d blocks written through were written again by the commit", st.SupersededBlocks, st.WriteThroughBlocks)
 	}
 	im.remount()
 	got := make([]byte, len(data))
