@@ -23,18 +23,18 @@ import (
 // MountBatchConfig configures MountBatch: Carson and Setia's read-priority
 // write batching measured through a FUSE mount on the real-time clock,
 // with readers and writers as real threads. Zero values pick the
-// defaults (the issue-31 experiment: st19101, a 1 GiB image, a 64 MiB
-// file read at random, writers appending 64 KiB and fsyncing every
-// 4 MiB, 10 s a point).
+// defaults: st19101, a 1 GiB image, a 64 MiB file read at random, the
+// paper's loads A-D and two streaming writers, 10 s a point.
 type MountBatchConfig struct {
 	Model      *disk.Model   // default st19101
 	ImageBytes int64         // default 1 GiB
-	FileBytes  int64         // the file the reader reads; default 64 MiB
-	Writers    []int         // the loads: writer threads per point; default 1, 2, 4
+	FileBytes  int64         // the file the readers read; default 64 MiB
+	Loads      []MountLoad   // default MountLoads()
 	Modes      []string      // scheduler modes (LiveModes); default cstar, segment, fifo
-	Duration   time.Duration // per point; default 10 s
-	WriteBytes int           // each writer's write size; default 64 KiB
-	FsyncBytes int64         // a writer fsyncs every this many bytes; default 4 MiB
+	Duration   time.Duration // per point; default 20 s
+	PeriodMs   float64       // open loads: the writer fsyncs every period (the paper: 30 s); default 5000
+	WriteBytes int           // streaming writers' write size; default 64 KiB
+	FsyncBytes int64         // a streaming writer fsyncs every this many bytes; default 4 MiB
 	Dir        string        // where the image goes; default the system's temporary directory
 	Seed       int64
 	ProfileDir string // if set, mutex and block profiles of the whole run are written there
@@ -42,9 +42,33 @@ type MountBatchConfig struct {
 	Logf       func(format string, args ...any)
 }
 
-// QuickMountBatchConfig is a smoke run: 2 s a point, one and two writers.
+// MountLoad is one load of the mount experiment. An open load is the
+// paper's: Poisson reads and writes of single blocks at utilisations
+// RhoR and RhoW (lambda (D + k), D + k the disk's mean one-block service
+// time), each read a thread of its own, the writes appended by one thread
+// that fsyncs every PeriodMs (the paper's update interval). A streaming
+// load (Writers > 0) is closed: one thread reads back to back while
+// Writers threads append WriteBytes and fsync every FsyncBytes, as fast
+// as the mount lets them.
+type MountLoad struct {
+	Name       string
+	RhoR, RhoW float64
+	Writers    int
+}
+
+// MountLoads are the paper's loads A-D and a streaming load of two writers.
+func MountLoads() []MountLoad {
+	var ls []MountLoad
+	for _, l := range BatchLoads() {
+		ls = append(ls, MountLoad{Name: l.Name, RhoR: l.RhoR, RhoW: l.RhoW})
+	}
+	return append(ls, MountLoad{Name: "S2", Writers: 2})
+}
+
+// QuickMountBatchConfig is a smoke run: 2 s a point, loads A and S2.
 func QuickMountBatchConfig() MountBatchConfig {
-	return MountBatchConfig{Duration: 2 * time.Second, Writers: []int{1, 2}, FileBytes: 16 << 20}
+	ls := MountLoads()
+	return MountBatchConfig{Duration: 2 * time.Second, Loads: []MountLoad{ls[0], ls[len(ls)-1]}, FileBytes: 16 << 20}
 }
 
 func (c *MountBatchConfig) defaults() error {
@@ -67,10 +91,13 @@ func (c *MountBatchConfig) defaults() error {
 		c.WriteBytes = 64 << 10
 	}
 	if c.Duration == 0 {
-		c.Duration = 10 * time.Second
+		c.Duration = 20 * time.Second
 	}
-	if c.Writers == nil {
-		c.Writers = []int{1, 2, 4}
+	if c.Loads == nil {
+		c.Loads = MountLoads()
+	}
+	if c.PeriodMs == 0 {
+		c.PeriodMs = 5000
 	}
 	if c.Modes == nil {
 		c.Modes = []string{ModeCStar, ModeSegment, ModeFIFO}
@@ -81,12 +108,12 @@ func (c *MountBatchConfig) defaults() error {
 	switch {
 	case c.ImageBytes < 4*c.FileBytes || c.FileBytes < 4096:
 		return fmt.Errorf("%w: the image (%d bytes) must hold 4 times the read file (%d bytes, at least 4096)", ErrBadConfig, c.ImageBytes, c.FileBytes)
-	case c.WriteBytes <= 0 || c.FsyncBytes <= 0 || c.Duration <= 0:
-		return fmt.Errorf("%w: write size, fsync interval and duration must be positive", ErrBadConfig)
+	case c.WriteBytes <= 0 || c.FsyncBytes <= 0 || c.Duration <= 0 || !(c.PeriodMs > 0):
+		return fmt.Errorf("%w: write size, fsync interval, period and duration must be positive", ErrBadConfig)
 	}
-	for _, w := range c.Writers {
-		if w < 0 {
-			return fmt.Errorf("%w: writer threads must be >= 0, got %d", ErrBadConfig, w)
+	for _, l := range c.Loads {
+		if l.Writers < 0 || !(l.RhoR >= 0) || !(l.RhoW >= 0) || l.RhoR > 1 || l.RhoW > 1 {
+			return fmt.Errorf("%w: load %s: utilisations in [0, 1] and writers >= 0, got %v, %v, %d", ErrBadConfig, l.Name, l.RhoR, l.RhoW, l.Writers)
 		}
 	}
 	for _, m := range c.Modes {
@@ -126,29 +153,33 @@ func MountBatch(cfg MountBatchConfig) (*Report, error) {
 	if cfg.ProfileDir != "" {
 		defer writeContentionProfiles(cfg.ProfileDir, cfg.Logf)()
 	}
-	rep := newMountBatchReport(&cfg)
-	prog := NewProgress(cfg.Progress, "bench mountbatch", len(cfg.Modes)*len(cfg.Writers))
+	in, err := disk.CStarFor(cfg.Model, 4096)
+	if err != nil {
+		return nil, err
+	}
+	rep := newMountBatchReport(&cfg, in)
+	prog := NewProgress(cfg.Progress, "bench mountbatch", len(cfg.Modes)*len(cfg.Loads))
 	defer prog.Done()
-	means := map[int]map[string]float64{}
+	means := map[string]map[string]float64{}
 	for _, mode := range cfg.Modes {
 		b, _ := modeBatch(mode)
 		if err := t.mount(vlfs.Options{Logf: cfg.Logf, Clock: vld.ClockReal, Batch: b.String(), WriteThroughBytes: vlfs.DefaultWriteThrough}); err != nil {
 			return nil, fmt.Errorf("bench mountbatch: mounting with %s: %w", mode, err)
 		}
-		for _, w := range cfg.Writers {
-			row, err := mountBatchPoint(&cfg, t, mode, w)
+		for _, l := range cfg.Loads {
+			row, err := mountBatchPoint(&cfg, t, mode, l, in.DMs+in.KMs)
 			if err != nil {
 				t.unmount()
-				return nil, fmt.Errorf("bench mountbatch: %s, %d writers: %w", mode, w, err)
+				return nil, fmt.Errorf("bench mountbatch: %s, load %s: %w", mode, l.Name, err)
 			}
 			rep.Rows = append(rep.Rows, row)
 			if m, ok := row["read_mean_ms"].(float64); ok {
-				if means[w] == nil {
-					means[w] = map[string]float64{}
+				if means[l.Name] == nil {
+					means[l.Name] = map[string]float64{}
 				}
-				means[w][mode] = m
+				means[l.Name][mode] = m
 			}
-			prog.Step(fmt.Sprintf("%s, %d writers", mode, w))
+			prog.Step(fmt.Sprintf("%s, load %s", mode, l.Name))
 		}
 		if err := t.unmount(); err != nil {
 			return nil, fmt.Errorf("bench mountbatch: unmounting after %s: %w", mode, err)
@@ -157,28 +188,30 @@ func MountBatch(cfg MountBatchConfig) (*Report, error) {
 			return nil, fmt.Errorf("bench mountbatch: after %s: %w", mode, err)
 		}
 	}
-	for _, w := range cfg.Writers {
-		if c, ok := means[w][ModeCStar]; ok {
-			rep.Notes = append(rep.Notes, liveNote(BatchLoad{Name: fmt.Sprintf("%d writers", w)}, c, means[w]))
+	for _, l := range cfg.Loads {
+		if c, ok := means[l.Name][ModeCStar]; ok {
+			rep.Notes = append(rep.Notes, liveNote(BatchLoad{Name: l.Name}, c, means[l.Name]))
 		}
 	}
 	return rep, nil
 }
 
-func newMountBatchReport(cfg *MountBatchConfig) *Report {
+func newMountBatchReport(cfg *MountBatchConfig, in disk.CStarInputs) *Report {
 	dp := cfg.Model.Params()
+	dp["block_size"], dp["d_ms"], dp["k_ms_per_block"], dp["c_star_blocks"] = 4096, in.DMs, in.KMs, in.Batch
 	return &Report{
 		Bench: "mountbatch", Disk: dp, Clock: ClockWall,
 		Params: map[string]any{
 			"image_bytes": cfg.ImageBytes, "file_bytes": cfg.FileBytes, "duration_s": cfg.Duration.Seconds(),
-			"write_bytes": cfg.WriteBytes, "fsync_bytes": cfg.FsyncBytes, "seed": cfg.Seed,
+			"period_ms": cfg.PeriodMs, "write_bytes": cfg.WriteBytes, "fsync_bytes": cfg.FsyncBytes, "seed": cfg.Seed,
 		},
-		Columns: []string{"mode", "writers", "batch_blocks", "reads", "read_mean_ms", "read_p50_ms", "read_p99_ms",
+		Columns: []string{"load", "mode", "rho_r", "rho_w", "writers", "batch_blocks", "reads", "read_mean_ms", "read_p50_ms", "read_p99_ms",
 			"write_mb_s", "fsyncs", "fsync_mean_ms", "dev_reads", "unlocked_batches"},
 		Notes: []string{
 			"through a FUSE mount served in this process on the real-time clock: every device request sleeps the disk model's service time, so the scheduler sees the mount's real queue",
-			"one thread reads random 4 KiB blocks of the read file with O_DIRECT (read_* are its wall-clock response times); each writer appends write_bytes writes to a file of its own and fsyncs every fsync_bytes; write_mb_s counts bytes whose fsync returned within the point",
-			"dev_reads: device read requests during the point (reads the file system's caches answered do not reach the disk); unlocked_batches: batches of file data written with the file system's lock released",
+			"loads A-D are the paper's (open): Poisson reads of random 4 KiB blocks of the read file with O_DIRECT at rho_r / (D + k) per ms, each its own thread; Poisson 4 KiB appends at rho_w / (D + k) per ms by one thread that fsyncs every period_ms; D + k is the one-block service time of formula (4)",
+			"load S2 (closed): one thread reads back to back while 2 writers append write_bytes and fsync every fsync_bytes as fast as they can; there more reads served means less disk time for the writers",
+			"read_* are the readers' wall-clock response times; write_mb_s counts bytes whose fsync returned within the point; dev_reads: device read requests (the file system's caches answer the rest); unlocked_batches: batches of file data written with the file system's lock released",
 		},
 	}
 }
@@ -216,71 +249,83 @@ func checkImage(img string) error {
 	return errors.Join(fs.Check(), fs.Close())
 }
 
+// pointResult is what one load measured.
+type pointResult struct {
+	mu      sync.Mutex
+	reads   []float64 // ms
+	fsyncs  []float64 // ms
+	durable int64     // bytes whose fsync returned within the point
+	err     error
+}
+
+func (p *pointResult) add(reads, fsyncs []float64, durable int64, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reads, p.fsyncs = append(p.reads, reads...), append(p.fsyncs, fsyncs...)
+	p.durable += durable
+	p.err = errors.Join(p.err, err)
+}
+
 // mountBatchPoint runs one mode and load on the mounted image.
-func mountBatchPoint(cfg *MountBatchConfig, t *vlfsTarget, mode string, writers int) (map[string]any, error) {
+func mountBatchPoint(cfg *MountBatchConfig, t *vlfsTarget, mode string, l MountLoad, serviceMs float64) (map[string]any, error) {
 	st0 := t.fs.Stats()
 	stop := time.Now().Add(cfg.Duration)
+	data := filepath.Join(t.mnt, "data")
+	res := &pointResult{}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	fail := func(err error) {
-		mu.Lock()
-		firstErr = errors.Join(firstErr, err)
-		mu.Unlock()
-	}
-	var reads []float64
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var err error
-		reads, err = randomDirectReads(filepath.Join(t.mnt, "data"), cfg.FileBytes, stop, cfg.Seed)
-		if err != nil {
-			fail(err)
-		}
-	}()
-	var durable int64
-	var fsyncs []float64
-	for i := 0; i < writers; i++ {
+	run := func(f func()) {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n, fs, err := appendAndFsync(filepath.Join(t.mnt, fmt.Sprintf("w%d", i)), cfg.WriteBytes, cfg.FsyncBytes, stop)
-			mu.Lock()
-			durable += n
-			fsyncs = append(fsyncs, fs...)
-			mu.Unlock()
-			if err != nil {
-				fail(err)
-			}
-		}()
+		go func() { defer wg.Done(); f() }()
+	}
+	writers := l.Writers
+	if writers > 0 {
+		run(func() {
+			res.add(closedReads(data, cfg.FileBytes, stop, cfg.Seed))
+		})
+		for i := 0; i < writers; i++ {
+			run(func() {
+				fs, n, err := appendAndFsync(writerPath(t, i), cfg.WriteBytes, cfg.FsyncBytes, stop)
+				res.add(nil, fs, n, err)
+			})
+		}
+	} else {
+		writers = 1
+		run(func() { res.add(openReads(data, cfg.FileBytes, l.RhoR/serviceMs, stop, cfg.Seed)) })
+		run(func() {
+			fs, n, err := openAppends(writerPath(t, 0), l.RhoW/serviceMs, cfg.PeriodMs, stop, cfg.Seed+1)
+			res.add(nil, fs, n, err)
+		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if res.err != nil {
+		return nil, res.err
 	}
 	st1 := t.fs.Stats()
 	row := map[string]any{
-		"mode": mode, "writers": writers, "batch_blocks": st1.Vol.BatchBlocks, "reads": len(reads),
-		"write_mb_s": float64(durable) / cfg.Duration.Seconds() / 1e6, "fsyncs": len(fsyncs),
+		"load": l.Name, "mode": mode, "rho_r": l.RhoR, "rho_w": l.RhoW, "writers": l.Writers,
+		"batch_blocks": st1.Vol.BatchBlocks, "reads": len(res.reads),
+		"write_mb_s": float64(res.durable) / cfg.Duration.Seconds() / 1e6, "fsyncs": len(res.fsyncs),
 		"dev_reads": st1.Vol.Reads - st0.Vol.Reads, "unlocked_batches": st1.UnlockedBatches - st0.UnlockedBatches,
 	}
-	if len(reads) > 0 {
-		row["read_mean_ms"] = meanOf(reads)
-		row["read_p50_ms"] = percentile(reads, 0.5)
-		row["read_p99_ms"] = percentile(reads, 0.99)
+	if len(res.reads) > 0 {
+		row["read_mean_ms"] = meanOf(res.reads)
+		row["read_p50_ms"] = percentile(res.reads, 0.5)
+		row["read_p99_ms"] = percentile(res.reads, 0.99)
 	}
-	if len(fsyncs) > 0 {
-		row["fsync_mean_ms"] = meanOf(fsyncs)
+	if len(res.fsyncs) > 0 {
+		row["fsync_mean_ms"] = meanOf(res.fsyncs)
 	}
 	// The writers' files go, so that every point starts from the same
 	// space; the removal is committed before the next point.
 	for i := 0; i < writers; i++ {
-		if err := os.Remove(filepath.Join(t.mnt, fmt.Sprintf("w%d", i))); err != nil {
+		if err := os.Remove(writerPath(t, i)); err != nil {
 			return nil, err
 		}
 	}
 	return row, syncDir(t.mnt)
 }
+
+func writerPath(t *vlfsTarget, i int) string { return filepath.Join(t.mnt, fmt.Sprintf("w%d", i)) }
 
 // writeContentionProfiles turns on mutex and block profiling; the
 // function it returns writes mutex.pprof and block.pprof into dir and
@@ -319,26 +364,118 @@ func syncDir(dir string) error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-// randomDirectReads reads random 4 KiB blocks of the first size bytes of
-// path with O_DIRECT until stop, and returns each read's time in ms.
-func randomDirectReads(path string, size int64, stop time.Time, seed int64) ([]float64, error) {
+// closedReads reads random 4 KiB blocks of the first size bytes of path
+// with O_DIRECT, one after another, until stop, and returns each read's
+// time in ms.
+func closedReads(path string, size int64, stop time.Time, seed int64) ([]float64, []float64, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECT, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	defer f.Close()
 	buf := alignedBlock(4096)
 	rng := rand.New(rand.NewSource(seed))
 	var ms []float64
 	for time.Now().Before(stop) {
-		off := rng.Int63n(size/4096) * 4096
-		t0 := time.Now()
-		if n, err := f.ReadAt(buf, off); err != nil || n != len(buf) {
-			return ms, fmt.Errorf("direct read at %d: %d bytes, %v", off, n, err)
+		d, err := directRead(f, buf, rng.Int63n(size/4096)*4096)
+		if err != nil {
+			return ms, nil, 0, err
 		}
-		ms = append(ms, float64(time.Since(t0))/1e6)
+		ms = append(ms, d)
 	}
-	return ms, nil
+	return ms, nil, 0, nil
+}
+
+// openReads reads random 4 KiB blocks of path with O_DIRECT arriving as
+// a Poisson process of rate per ms until stop, each read a thread of its
+// own, and returns each read's time in ms.
+func openReads(path string, size int64, rate float64, stop time.Time, seed int64) ([]float64, []float64, int64, error) {
+	if rate <= 0 {
+		return nil, nil, 0, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer f.Close()
+	rng := rand.New(rand.NewSource(seed))
+	res := &pointResult{}
+	var wg sync.WaitGroup
+	for next := time.Now(); ; {
+		next = next.Add(time.Duration(rng.ExpFloat64() / rate * float64(time.Millisecond)))
+		if !next.Before(stop) {
+			break
+		}
+		time.Sleep(time.Until(next))
+		off := rng.Int63n(size/4096) * 4096
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := directRead(f, alignedBlock(4096), off)
+			res.add([]float64{d}, nil, 0, err)
+		}()
+	}
+	wg.Wait()
+	return res.reads, nil, 0, res.err
+}
+
+// directRead reads len(buf) bytes at off and returns the time it took, ms.
+func directRead(f *os.File, buf []byte, off int64) (float64, error) {
+	t0 := time.Now()
+	if n, err := f.ReadAt(buf, off); err != nil || n != len(buf) {
+		return 0, fmt.Errorf("direct read at %d: %d bytes, %v", off, n, err)
+	}
+	return float64(time.Since(t0)) / 1e6, nil
+}
+
+// openAppends appends 4 KiB blocks to a new file at path arriving as a
+// Poisson process of rate per ms, and fsyncs every periodMs, until stop.
+// It returns each fsync's time in ms and the bytes made durable by fsyncs
+// that returned before stop.
+func openAppends(path string, rate, periodMs float64, stop time.Time, seed int64) ([]float64, int64, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	rng := rand.New(rand.NewSource(seed))
+	buf := make([]byte, 4096)
+	rng.Read(buf)
+	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
+	var written, durable int64
+	var fsyncs []float64
+	now := time.Now()
+	nextW, nextS := now.Add(ms(rng.ExpFloat64()/rate)), now.Add(ms(periodMs))
+	if rate <= 0 {
+		nextW = stop
+	}
+	for {
+		next := nextS
+		if nextW.Before(next) {
+			next = nextW
+		}
+		if !next.Before(stop) {
+			return fsyncs, durable, nil
+		}
+		time.Sleep(time.Until(next))
+		if next == nextW {
+			if _, err := f.Write(buf); err != nil {
+				return fsyncs, durable, err
+			}
+			written += int64(len(buf))
+			nextW = nextW.Add(ms(rng.ExpFloat64() / rate))
+			continue
+		}
+		t0, w := time.Now(), written
+		if err := f.Sync(); err != nil {
+			return fsyncs, durable, err
+		}
+		fsyncs = append(fsyncs, float64(time.Since(t0))/1e6)
+		if time.Now().Before(stop) {
+			durable = w
+		}
+		nextS = nextS.Add(ms(periodMs))
+	}
 }
 
 // alignedBlock is an n-byte buffer at an address that is a multiple of
@@ -350,12 +487,12 @@ func alignedBlock(n int) []byte {
 }
 
 // appendAndFsync appends writes of size n to a new file at path, fsyncing
-// every every bytes, until stop. It returns the bytes made durable by
-// fsyncs that returned before stop and each fsync's time in ms.
-func appendAndFsync(path string, n int, every int64, stop time.Time) (int64, []float64, error) {
+// every every bytes, until stop. It returns each fsync's time in ms and
+// the bytes made durable by fsyncs that returned before stop.
+func appendAndFsync(path string, n int, every int64, stop time.Time) ([]float64, int64, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return 0, nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	buf := make([]byte, n)
@@ -364,13 +501,13 @@ func appendAndFsync(path string, n int, every int64, stop time.Time) (int64, []f
 	var ms []float64
 	for time.Now().Before(stop) {
 		if _, err := f.Write(buf); err != nil {
-			return durable, ms, err
+			return ms, durable, err
 		}
 		written += int64(n)
 		if written%every < int64(n) {
 			t0 := time.Now()
 			if err := f.Sync(); err != nil {
-				return durable, ms, err
+				return ms, durable, err
 			}
 			ms = append(ms, float64(time.Since(t0))/1e6)
 			if time.Now().Before(stop) {
@@ -378,5 +515,5 @@ func appendAndFsync(path string, n int, every int64, stop time.Time) (int64, []f
 			}
 		}
 	}
-	return durable, ms, nil
+	return ms, durable, nil
 }

@@ -18,16 +18,17 @@ func runBenchMountBatch(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("bench mountbatch", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	diskName := fl.String("disk", "st19101", "disk preset or model file")
-	writers := fl.String("writers", "1,2,4", "comma-separated loads: writer threads beside the one reader")
+	loads := fl.String("loads", "A,B,C,D,S2", "comma-separated loads: the paper's A-D (open: Poisson reads and writes), Sn (closed: one reader, n streaming writers)")
 	modes := fl.String("modes", "cstar,segment,fifo", "comma-separated scheduler modes: "+strings.Join(bench.LiveModes(), ", "))
-	dur := fl.Duration("duration", 0, "time per mode and load (default 10s; 2s with --quick)")
+	dur := fl.Duration("duration", 0, "time per mode and load (default 20s; 2s with --quick)")
 	dir := fl.String("dir", "", "where the image is made (default: the system's temporary directory)")
 	seed := fl.Int64("seed", 1, "random seed of the reader's offsets")
-	quick := fl.Bool("quick", false, "a small run: 2 s a point, 1 and 2 writers, a 16 MiB read file")
+	period := fl.Float64("period-ms", 5000, "open loads: the writer fsyncs every this many ms (the paper's update interval, shortened)")
+	quick := fl.Bool("quick", false, "a small run: 2 s a point, loads A and S2, a 16 MiB read file")
 	profile := fl.String("profile", "", "write mutex.pprof and block.pprof of the run into this directory")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench mountbatch [--disk NAME|FILE] [--writers 1,2,4] [--modes cstar,segment,fifo] [--duration D] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench mountbatch [--disk NAME|FILE] [--loads A,B,C,D,S2] [--modes cstar,segment,fifo] [--duration D] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -47,19 +48,17 @@ func runBenchMountBatch(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["writers"] || !*quick {
-		cfg.Writers = nil
-		for _, w := range splitList(*writers) {
-			n, err := strconv.Atoi(w)
-			if err != nil || n < 0 {
-				fmt.Fprintf(stderr, "vlfs bench mountbatch: --writers: %q is not a count of threads\n", w)
-				return exitUsage
-			}
-			cfg.Writers = append(cfg.Writers, n)
+	if set["loads"] || !*quick {
+		ls, err := parseMountLoads(*loads)
+		if err != nil {
+			fmt.Fprintf(stderr, "vlfs bench mountbatch: --loads: %v\n", err)
+			return exitUsage
 		}
+		cfg.Loads = ls
 	}
-	if *dur < 0 {
-		fmt.Fprintf(stderr, "vlfs bench mountbatch: --duration must be positive, got %v\n", *dur)
+	cfg.PeriodMs = *period
+	if *dur < 0 || !(*period > 0) {
+		fmt.Fprintf(stderr, "vlfs bench mountbatch: --duration and --period-ms must be positive, got %v and %v\n", *dur, *period)
 		return exitUsage
 	}
 	if *dur > 0 {
@@ -75,4 +74,26 @@ func runBenchMountBatch(args []string, stdout, stderr io.Writer) int {
 		return benchFailure("mountbatch", err, stderr)
 	}
 	return writeReport(rep, *asJSON, stdout, stderr)
+}
+
+// parseMountLoads reads --loads: names of the paper's loads, or Sn for a
+// closed load of n streaming writers.
+func parseMountLoads(s string) ([]bench.MountLoad, error) {
+	paper := map[string]bench.MountLoad{}
+	for _, l := range bench.MountLoads() {
+		paper[l.Name] = l
+	}
+	var out []bench.MountLoad
+	for _, name := range splitList(s) {
+		if l, ok := paper[name]; ok && l.Writers == 0 {
+			out = append(out, l)
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(name, "S"))
+		if !strings.HasPrefix(name, "S") || err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is neither a load of the paper (A-D) nor Sn (n streaming writers)", name)
+		}
+		out = append(out, bench.MountLoad{Name: name, Writers: n})
+	}
+	return out, nil
 }

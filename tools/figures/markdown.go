@@ -11,7 +11,7 @@ import (
 // consumed are the reports the figures read; every other report gets a
 // table of its own in docs/results.md.
 var consumed = map[string]bool{
-	"locate": true, "threshold": true, "updates": true, "breakdown": true, "idle": true, "batch": true,
+	"locate": true, "threshold": true, "updates": true, "breakdown": true, "idle": true, "batch": true, "mountbatch": true,
 	"ranges": true, "headmodels": true, "headmodels-journal": true, "headmodels-host": true, "headmodels-profile": true, "peers": true, "hostflush": true,
 }
 

@@ -41,6 +41,7 @@ breakdown breakdown --placement inplace,eager,lfs
 breakdown-compacted breakdown --compacted
 idle idle @full --burst-kb 128,512,2048 --idle-ms 0,10,20,50,200,500,1000,2000
 batch batch
+mountbatch mountbatch @full --duration 10s
 headmodels-st19101 headmodels --disk st19101 --seeds 3
 headmodels-hpc2247a headmodels --disk hpc2247a --seeds 3
 headmodels-journal headmodels --disk st19101 --workload journal
