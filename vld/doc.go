@@ -24,4 +24,8 @@
 // (LogicalDisk.Sync and WriteSync commit with LogicalDisk.mu held, so that
 // no relocation slips between encoding the map and committing it).
 // Functions whose names end in Locked need their receiver's mu held.
+// On the real-time clock a request served from the scheduler's queue does
+// not sleep its service time under Volume.mu: its caller waits for the
+// busy disk with mu released (waitLocked), so only requests outside the
+// queue (commit entries, the tail) hold mu across the device's time.
 package vld

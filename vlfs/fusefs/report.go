@@ -34,10 +34,14 @@ type Report struct {
 	CommitError   string `json:"commit_error,omitempty"` // the last commit's error: its changes are not durable
 	DirtyBytes    int64  `json:"dirty_bytes"`
 	// data blocks of large writes sent to the image unbuffered (-o write_through)
-	WriteThroughBlocks int64  `json:"write_through_blocks"`
-	Inodes             int64  `json:"inodes"`
-	FSVersion          uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map
-	Nodes              int64  `json:"nodes"`      // indirect blocks the map names (version 2)
+	WriteThroughBlocks int64 `json:"write_through_blocks"`
+	// batches of buffered data written with the file system's lock
+	// released, and blocks of them changed meanwhile (written again)
+	UnlockedBatches  int64  `json:"unlocked_batches"`
+	SupersededBlocks int64  `json:"superseded_blocks"`
+	Inodes           int64  `json:"inodes"`
+	FSVersion        uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map
+	Nodes            int64  `json:"nodes"`      // indirect blocks the map names (version 2)
 
 	Device      DeviceCounts `json:"device"`
 	Sim         SimTime      `json:"sim"`       // all simulated service time
@@ -127,6 +131,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
 		CoveredSyncs: st.CoveredSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
+		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks,
 		FSVersion: st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,

@@ -49,6 +49,7 @@ func (r Report) textOps(w io.Writer) {
 		fmt.Fprintf(w, "COMMIT FAILING\tchanges since the last good commit are not durable: %s\n", r.CommitError)
 	}
 	fmt.Fprintf(w, "dirty\t%s\tinodes %d, blocks written through %d\n", bytesText(r.DirtyBytes), r.Inodes, r.WriteThroughBlocks)
+	fmt.Fprintf(w, "write-out\tbatches without the lock %d\tblocks changed while written %d\n", r.UnlockedBatches, r.SupersededBlocks)
 	fmt.Fprintf(w, "format\tfile-system version %d\tindirect blocks in the node map %d\n", r.FSVersion, r.Nodes)
 }
 
