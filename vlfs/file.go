@@ -220,13 +220,21 @@ func (fs *FS) writeThroughLocked(ino Ino, off uint64, data []byte) (throughBlock
 	// The partial blocks first: buffering one may read it, and a failed
 	// read must leave no block past the end of the file buffered.
 	ta, tb := fs.throughRange(in, off, end)
+	var slab []byte // the through blocks' buffers, one allocation
 	for _, through := range []bool{false, true} {
+		if through && ta < tb {
+			slab = make([]byte, (tb-ta)*bs)
+		}
 		for lbn := first; lbn <= last; lbn++ {
 			if (lbn >= ta && lbn < tb) != through {
 				continue
 			}
+			var fresh []byte
+			if through {
+				fresh = slab[(lbn-ta)*bs : (lbn-ta+1)*bs : (lbn-ta+1)*bs]
+			}
 			lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
-			buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs)
+			buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs, fresh)
 			if err != nil {
 				return throughBlocks{}, err
 			}
@@ -262,13 +270,17 @@ func (fs *FS) newDirtyCountLocked(in *inode, first, last uint64) int64 {
 }
 
 // dirtyBlockLocked returns the buffer of logical block lbn, creating it
-// from the block on disk (unless the caller overwrites all of it) or zeros.
-func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool) ([]byte, error) {
+// from the block on disk (unless the caller overwrites all of it) or zeros,
+// in fresh if it is not nil (a zeroed block-sized buffer).
+func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool, fresh []byte) ([]byte, error) {
 	b, ok := in.data[lbn]
 	if ok && b != nil {
 		return fs.ownBufLocked(in, lbn, b), nil
 	}
-	buf := make([]byte, fs.geo.bs)
+	buf := fresh
+	if buf == nil {
+		buf = make([]byte, fs.geo.bs)
+	}
 	if !ok {
 		a, err := fs.bmapLocked(in, lbn)
 		if err != nil {

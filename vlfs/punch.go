@@ -79,7 +79,7 @@ func (fs *FS) zeroPartLocked(in *inode, lbn, lo, hi uint64) error {
 	if err != nil || a == 0 {
 		return err
 	}
-	b, err := fs.dirtyBlockLocked(in, lbn, false)
+	b, err := fs.dirtyBlockLocked(in, lbn, false, nil)
 	if err != nil {
 		return err
 	}

@@ -32,10 +32,11 @@ import (
 
 // flight is one buffered block being written without FS.mu.
 type flight struct {
-	in  *inode
-	lbn uint64
-	buf []byte
-	old vld.Addr // lbn's address when picked (0: none)
+	in      *inode
+	lbn     uint64
+	buf     []byte
+	old     vld.Addr // lbn's address when picked (0: none)
+	through bool     // a write-through's block: not worth keeping in the recent cache
 }
 
 // unlockedWriteOut says whether buffered data may be written without
@@ -122,7 +123,7 @@ func (fs *FS) pickFlightsLocked(limit int) ([]flight, flightWrites, error) {
 			if len(fl) >= limit {
 				break
 			}
-			if err := fs.pickFlightLocked(&fl, &ws, in, lbn); err != nil {
+			if err := fs.pickFlightLocked(&fl, &ws, in, lbn, false); err != nil {
 				return fl, ws, err
 			}
 		}
@@ -132,8 +133,9 @@ func (fs *FS) pickFlightsLocked(limit int) ([]flight, flightWrites, error) {
 
 // pickFlightLocked adds in's buffered block lbn to the batch and marks it
 // flying, unless it is not buffered, already flying, or a bare
-// reservation (a shared zero block: the commit's to write).
-func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn uint64) error {
+// reservation (a shared zero block: the commit's to write). through marks
+// a write-through's block.
+func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn uint64, through bool) error {
 	buf := in.data[lbn]
 	if buf == nil {
 		return nil
@@ -154,7 +156,7 @@ func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn ui
 	}
 	fs.flights++
 	fs.flying[&buf[0]] = fs.flights
-	*fl = append(*fl, flight{in: in, lbn: lbn, buf: buf, old: old})
+	*fl = append(*fl, flight{in: in, lbn: lbn, buf: buf, old: old, through: through})
 	ws.bufs = append(ws.bufs, buf)
 	ws.opts.Near = append(ws.opts.Near, near)
 	ws.opts.Replaces = append(ws.opts.Replaces, rep)
@@ -197,7 +199,13 @@ func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 			continue
 		}
 		fs.forgetDirtyLocked(f.in, f.lbn, f.buf)
-		fs.cm.recent.put(a, f.buf) // no longer the file's buffer: never changed again
+		if f.through {
+			// A stream's blocks would only push out what is worth keeping
+			// (and each would keep its write's whole slab alive).
+			fs.cm.recent.drop(a)
+		} else {
+			fs.cm.recent.put(a, f.buf) // no longer the file's buffer: never changed again
+		}
 	}
 	return first
 }

@@ -52,7 +52,7 @@ func (fs *FS) writeThrough(in *inode, a, b uint64) error {
 	var fl []flight
 	ws := newFlightWrites()
 	for lbn := a; lbn < b; lbn++ {
-		if err := fs.pickFlightLocked(&fl, &ws, in, lbn); err != nil {
+		if err := fs.pickFlightLocked(&fl, &ws, in, lbn, true); err != nil {
 			fs.landFlightsLocked(fl, nil)
 			return err
 		}
