@@ -59,19 +59,18 @@ func (fs *FS) writeOutData(keep int64) error {
 	}
 	fs.mu.Lock() // not fs.lock/unlock between batches: no cache shrinking, no early write-out mid-way
 	defer fs.unlock()
-	for !fs.closed && fs.failed == nil && fs.dirtyBytes > keep {
+	// A budget fixed on entry: writers streaming meanwhile must not keep
+	// the caller (a commit, an fsync) here for ever. Blocks already
+	// flying are not waited for here; a commit waits for those picked
+	// before it (waitFlightsLocked).
+	budget := fs.dirtyBytes - keep
+	for budget > 0 && !fs.closed && fs.failed == nil && fs.dirtyBytes > keep {
 		fl, ws, err := fs.pickFlightsLocked(writeChunk)
-		if err == nil && len(fl) == 0 && len(fs.flying) > 0 {
-			// What is left is being written already (write-throughs,
-			// another write-out): wait for it rather than leave it for
-			// the caller, a commit that would write it again under FS.mu.
-			fs.landed.Wait()
-			continue
-		}
 		if err != nil || len(fl) == 0 {
 			fs.landFlightsLocked(fl, nil)
 			return err
 		}
+		budget -= int64(len(fl)) * int64(fs.geo.bs)
 		if err := fs.flyLocked(fl, ws); err != nil {
 			if errors.Is(err, ErrNoSpace) {
 				return nil // the commit's own write-out decides

@@ -3,6 +3,7 @@ package vlfs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand"
 	"sync/atomic"
 	"testing"
@@ -209,4 +210,47 @@ func BenchmarkWriteThrough(b *testing.B) {
 		must(im.fs.Write(f.Ino, off, data)).ok(b)
 		off += int64(len(data))
 	}
+}
+
+// TestFsyncDuringStreamingWrites: an fsync returns while other writers
+// keep streaming large writes. Its write-out once looped until the
+// buffered bytes fell below a bound that the writers kept exceeding, so
+// it never returned while they ran (found in review).
+func TestFsyncDuringStreamingWrites(t *testing.T) {
+	im := mountImage(t, newFormatted(t, 256<<20), Options{Logf: t.Logf, WriteThroughBytes: 64 << 10})
+	fs := im.fs
+	data := bytes.Repeat([]byte("streaming writes"), (128<<10)/16)
+	stop := make(chan struct{})
+	done := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		f := must(fs.Create(RootIno, fmt.Sprintf("w%d", i), 0o644, 0, 0)).ok(t)
+		go func() {
+			var err error
+			for off := int64(0); err == nil; off = (off + int64(len(data))) % (4 << 20) {
+				select {
+				case <-stop:
+					done <- nil
+					return
+				default:
+				}
+				_, err = fs.Write(f.Ino, off, data)
+			}
+			done <- err
+		}()
+	}
+	g := must(fs.Create(RootIno, "g", 0o644, 0, 0)).ok(t)
+	synced := make(chan error, 1)
+	go func() { synced <- fs.Fsync(g.Ino, false) }()
+	select {
+	case err := <-synced:
+		must(0, err).ok(t)
+	case <-time.After(20 * time.Second):
+		t.Error("fsync still waiting after 20 s while writers stream")
+	}
+	close(stop)
+	for i := 0; i < 8; i++ {
+		must(0, <-done).ok(t)
+	}
+	must(0, fs.Fsync(g.Ino, false)).ok(t)
+	im.check()
 }
