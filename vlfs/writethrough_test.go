@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -215,9 +216,15 @@ func BenchmarkWriteThrough(b *testing.B) {
 // TestFsyncDuringStreamingWrites: an fsync returns while other writers
 // keep streaming large writes. Its write-out once looped until the
 // buffered bytes fell below a bound that the writers kept exceeding, so
-// it never returned while they ran (found in review).
+// it never returned while they ran (found in review, where a harness of
+// 8 streaming writers held an fsync 15 s, 3 runs of 3). This test did
+// not reproduce that hang before the fix on this machine; it guards the
+// liveness, not the exact timing.
 func TestFsyncDuringStreamingWrites(t *testing.T) {
-	im := mountImage(t, newFormatted(t, 256<<20), Options{Logf: t.Logf, WriteThroughBytes: 64 << 10})
+	if testing.Short() {
+		t.Skip("real-time clock")
+	}
+	im := mountImage(t, newFormatted(t, 1<<30), Options{Logf: t.Logf, WriteThroughBytes: 64 << 10, Clock: vld.ClockReal})
 	fs := im.fs
 	data := bytes.Repeat([]byte("streaming writes"), (128<<10)/16)
 	stop := make(chan struct{})
@@ -226,7 +233,7 @@ func TestFsyncDuringStreamingWrites(t *testing.T) {
 		f := must(fs.Create(RootIno, fmt.Sprintf("w%d", i), 0o644, 0, 0)).ok(t)
 		go func() {
 			var err error
-			for off := int64(0); err == nil; off = (off + int64(len(data))) % (4 << 20) {
+			for off := int64(0); err == nil; off += int64(len(data)) {
 				select {
 				case <-stop:
 					done <- nil
@@ -244,8 +251,8 @@ func TestFsyncDuringStreamingWrites(t *testing.T) {
 	select {
 	case err := <-synced:
 		must(0, err).ok(t)
-	case <-time.After(20 * time.Second):
-		t.Error("fsync still waiting after 20 s while writers stream")
+	case <-time.After(10 * time.Second):
+		t.Error("fsync still waiting after 10 s while writers stream")
 	}
 	close(stop)
 	for i := 0; i < 8; i++ {
