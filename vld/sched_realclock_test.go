@@ -1,6 +1,7 @@
 package vld
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,19 +119,7 @@ func TestRealClockWaitsWithoutLock(t *testing.T) {
 	dev.mu.Lock()
 	ops := string(dev.ops)
 	dev.mu.Unlock()
-	last := -1
-	for i := range ops {
-		if ops[i] == 'w' {
-			last = i
-		}
-	}
-	r := -1
-	for i := range ops {
-		if ops[i] == 'r' {
-			r = i
-			break
-		}
-	}
+	last, r := strings.LastIndexByte(ops, 'w'), strings.IndexByte(ops, 'r')
 	if r < 0 || r > last {
 		t.Errorf("device order %q: the read, queued during the first batch, came after the write's last batch", ops)
 	}
