@@ -340,7 +340,7 @@ func writeContentionProfiles(dir string, logf func(string, ...any)) func() {
 				err = errors.Join(pprof.Lookup(name).WriteTo(f, 0), f.Close())
 			}
 			if err != nil {
-				logf("bench mountbatch: writing the %s profile: %v", name, err)
+				logf("bench: writing the %s profile: %v", name, err)
 			}
 		}
 		runtime.SetMutexProfileFraction(0)

@@ -24,7 +24,7 @@ func PeerTargets() []string { return []string{PeerNative, PeerFuse2fs, PeerLoopb
 
 // PeerWorkloads lists every workload group, in run order.
 func PeerWorkloads() []string {
-	return []string{"fio", "varmail", "oltp", "meta", "sqlite"}
+	return []string{"fio", "varmail", "oltp", "meta", "sqlite", "mix"}
 }
 
 // PeersConfig configures RunPeers. Zero sizes take PeersSizes defaults.
@@ -46,6 +46,9 @@ type PeersConfig struct {
 	// vlfs target runs (the in-process vlfs server and the Go drivers; with
 	// Rounds, its last run).
 	CPUProfile string
+	// ProfileDir, if set, receives mutex.pprof and block.pprof of this
+	// process while the vlfs target runs (its last run with Rounds).
+	ProfileDir string
 	// Head is the profile vlfs's eager placement writes by (vlfs mount
 	// --head profile:FILE); nil: the simulated disk's head.
 	Head *profile.Profile
@@ -70,6 +73,7 @@ type PeersSizes struct {
 	OLTPFileSize int64         // filebench oltp filesize (and logfilesize)
 	SQLiteRows   int           // TPC-B accounts
 	FioRuntime   time.Duration // cap on each fio job
+	MixDuration  time.Duration // the stress-ng mix (peers_mix.go)
 }
 
 // DefaultPeersSizes is the full run: issue 3's sizes (1 GiB sequential,
@@ -79,7 +83,7 @@ func DefaultPeersSizes() PeersSizes {
 		ImageBytes: 4 << 30, SyncFileSize: 64 << 20, SyncIOs: 2000, SeqBytes: 1 << 30,
 		RandReadIOs: 5000, MetaFiles: 100000, MetaLimit: 90 * time.Second, Duration: 15 * time.Second,
 		VarmailFiles: 1000, OLTPShadows: 200, OLTPFileSize: 10 << 20, SQLiteRows: 100000,
-		FioRuntime: 120 * time.Second,
+		FioRuntime: 120 * time.Second, MixDuration: 45 * time.Second,
 	}
 }
 
@@ -89,7 +93,7 @@ func QuickPeersSizes() PeersSizes {
 		ImageBytes: 512 << 20, SyncFileSize: 8 << 20, SyncIOs: 200, SeqBytes: 64 << 20,
 		RandReadIOs: 500, MetaFiles: 2000, MetaLimit: 20 * time.Second, Duration: 2 * time.Second,
 		VarmailFiles: 200, OLTPShadows: 20, OLTPFileSize: 2 << 20, SQLiteRows: 5000,
-		FioRuntime: 20 * time.Second,
+		FioRuntime: 20 * time.Second, MixDuration: 5 * time.Second,
 	}
 }
 
@@ -166,7 +170,8 @@ func peersParams(cfg PeersConfig) map[string]any {
 		"quick": cfg.Quick, "sparse_images": cfg.SparseImages, "image_bytes": s.ImageBytes, "seq_bytes": s.SeqBytes,
 		"sync_ios": s.SyncIOs, "sync_file_bytes": s.SyncFileSize, "randread_ios": s.RandReadIOs,
 		"meta_files": s.MetaFiles, "meta_limit_ms": float64(s.MetaLimit.Milliseconds()), "duration_ms": float64(s.Duration.Milliseconds()),
-		"varmail_files": s.VarmailFiles, "oltp_shadows": s.OLTPShadows, "oltp_file_bytes": s.OLTPFileSize,
+		"mix_duration_ms": float64(s.MixDuration.Milliseconds()),
+		"varmail_files":   s.VarmailFiles, "oltp_shadows": s.OLTPShadows, "oltp_file_bytes": s.OLTPFileSize,
 		"sqlite_accounts": s.SQLiteRows, "host": host, "date": time.Now().UTC().Format(time.RFC3339),
 		"targets": strings.Join(cfg.Targets, ","), "workloads": strings.Join(cfg.Workloads, ","),
 		"head":   headName(cfg.Head), // vlfs's; its rows' head_model is what the volume says
@@ -228,5 +233,6 @@ func peerGroups() []peerGroup {
 		{"oltp", runOLTP},
 		{"meta", runMetaStorm},
 		{"sqlite", runSQLite},
+		{"mix", runMix},
 	}
 }

@@ -66,7 +66,7 @@ func (g peerGoal) met(v float64) bool {
 }
 
 func peerGoals() []peerGoal {
-	return []peerGoal{
+	goals := []peerGoal{
 		{"3, 9", "fio-randwrite-fsync", "p50_x_fuse2fs", true, 0.7, "4 KiB write+fsync p50 at most 0.7x fuse2fs"},
 		{"3", "fio-append-fsync", "p50_x_fuse2fs", true, 0.7, "the same, read as appends (4 KiB appending write+fsync p50 at most 0.7x fuse2fs)"},
 		{"3", "meta-create", "ops_x_fuse2fs", false, 2, "creates at least 2x fuse2fs's rate"},
@@ -75,6 +75,11 @@ func peerGoals() []peerGoal {
 		{"9", "varmail", "ops_x_loopback", false, 2, "varmail ops/s at least 2x loopback"},
 		{"9", "varmail", "ops_x_fuse2fs", false, 3, "varmail ops/s at least 3x fuse2fs"},
 	}
+	for _, st := range mixStressors {
+		goals = append(goals, peerGoal{"31", "mix-" + st.name, "ops_x_loopback", false, 1,
+			"stress-ng mix: " + st.name + " at least the loopback's rate"})
+	}
+	return goals
 }
 
 // targetNotes says, for each goal, what this run measured and whether it
@@ -98,6 +103,9 @@ func targetNotes(rows []map[string]any) []string {
 			verdict = "MISSED"
 		}
 		notes = append(notes, fmt.Sprintf("target (issue %s) %s: measured %.2fx (%s)", g.issue, g.what, v, verdict))
+	}
+	if n := mixWorstNote(rows); n != "" {
+		notes = append(notes, n)
 	}
 	if n := fsyncSplitNote(rows); n != "" {
 		notes = append(notes, n)

@@ -71,6 +71,9 @@ func probePeers(cfg PeersConfig) peersEnv {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		skip("sqlite", "sqlite3 not installed (package sqlite3); its rows are missing")
 	}
+	if _, err := exec.LookPath("stress-ng"); err != nil {
+		skip("mix", "stress-ng not installed (package stress-ng); its rows are missing")
+	}
 	return env
 }
 

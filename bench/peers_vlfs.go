@@ -35,11 +35,21 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 	if err := t.mount(vlfs.Options{Logf: cfg.Logf, Head: cfg.Head, WriteThroughBytes: vlfs.DefaultWriteThrough}); err != nil {
 		return nil, err
 	}
+	var stops []func()
 	if cfg.CPUProfile != "" {
-		var err error
-		if t.stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
+		stop, err := startCPUProfile(cfg.CPUProfile)
+		if err != nil {
 			t.stop()
 			return nil, err
+		}
+		stops = append(stops, stop)
+	}
+	if cfg.ProfileDir != "" {
+		stops = append(stops, writeContentionProfiles(cfg.ProfileDir, cfg.Logf))
+	}
+	t.stopProfile = func() {
+		for _, stop := range stops {
+			stop()
 		}
 	}
 	return t, nil
@@ -113,7 +123,7 @@ func (t *vlfsTarget) counters() *serverSnapshot {
 	}
 	return &serverSnapshot{fuse: fuseReqs, flushes: st.Vol.Flushes, fsyncs: st.Fsyncs,
 		devWrites: st.Vol.Writes, simMs: st.Vol.Sim.Total(), headModel: st.Vol.HeadModel,
-		wall: st.Wall, flushWall: st.Vol.FlushWall}
+		wall: st.Wall, flushWall: st.Vol.FlushWall, reqs: t.srv.RequestHists()}
 }
 
 // stop unmounts, waits for the server, closes the file system and checks
@@ -155,6 +165,7 @@ type serverSnapshot struct {
 	headModel                        string // what eager placement writes by, as the volume says
 	wall                             vlfs.WallStats
 	flushWall                        wallhist.Snapshot
+	reqs                             map[string]wallhist.Snapshot // FUSE requests' answer times, by opcode
 }
 
 // costs are the server's work per workload operation between two

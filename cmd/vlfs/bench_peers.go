@@ -24,6 +24,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	targets := fl.String("targets", strings.Join(bench.PeerTargets(), ","), "comma-separated targets")
 	workloads := fl.String("workloads", strings.Join(bench.PeerWorkloads(), ","), "comma-separated workload groups")
 	loopback := fl.String("loopback", "", "vlfs-loopback binary (default: go build bench/loopback into bin/)")
+	profileDir := fl.String("profile", "", "write mutex.pprof and block.pprof of the in-process vlfs server into this directory while the vlfs target runs")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the in-process vlfs server while the vlfs target runs")
 	head := fl.String("head", "sim", "vlfs's head model: sim (the simulated disk's) or profile:FILE (vlfs profile of the host device under the image)")
 	quick := fl.Bool("quick", false, "small sizes: the whole run in well under 2 minutes")
@@ -48,7 +49,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs bench peers: --rounds %d: need at least 1\n", *rounds)
 		return exitUsage
 	}
-	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile,
+	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile, ProfileDir: *profileDir,
 		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}}
 	if *quick {
 		cfg.Sizes = bench.QuickPeersSizes()
@@ -113,7 +114,7 @@ func pickNames(what, list string, known []string) ([]string, error) {
 // sizeFlags override single workload sizes (tests use tiny ones).
 type sizeFlags struct {
 	image, seq, metaFiles, syncIOs string
-	duration                       time.Duration
+	duration, mixDuration          time.Duration
 }
 
 func (s *sizeFlags) register(fl *flag.FlagSet) {
@@ -122,6 +123,7 @@ func (s *sizeFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&s.metaFiles, "files", "", "files of the metadata storm (default 100000, --quick 2000)")
 	fl.StringVar(&s.syncIOs, "sync-ios", "", "writes of the fio fsync/fdatasync jobs (default 2000, --quick 200)")
 	fl.DurationVar(&s.duration, "duration", 0, "time of each of varmail, oltp and sqlite (default 15s, --quick 2s)")
+	fl.DurationVar(&s.mixDuration, "mix-duration", 0, "time of the stress-ng mix (default 45s, --quick 5s)")
 }
 
 func (s *sizeFlags) apply(z *bench.PeersSizes) error {
@@ -143,6 +145,9 @@ func (s *sizeFlags) apply(z *bench.PeersSizes) error {
 	z.MetaFiles, z.SyncIOs = int(files), int(ios)
 	if s.duration > 0 {
 		z.Duration = s.duration
+	}
+	if s.mixDuration > 0 {
+		z.MixDuration = s.mixDuration
 	}
 	return err
 }

@@ -119,6 +119,18 @@ func (c *counters) snapshot() map[string]OpCount {
 	return m
 }
 
+// hists returns the answered requests' wall-time histograms of the
+// non-zero counters by name, for callers that subtract two moments.
+func (c *counters) hists() map[string]wallhist.Snapshot {
+	m := make(map[string]wallhist.Snapshot)
+	for i := range c {
+		if c[i].count.Load() != 0 {
+			m[opcodeNames[i]] = c[i].wall.Snapshot()
+		}
+	}
+	return m
+}
+
 // opcodeOf classifies a request for the counters.
 func opcodeOf(req fuse.Request) opcode {
 	switch r := req.(type) {

@@ -9,6 +9,7 @@ import (
 
 	"bazil.org/fuse"
 	"github.com/vlfs/vlfs/internal/mountinfo"
+	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -135,3 +136,8 @@ func (s *Server) Unmount() error { return Unmount(s.dir, false) }
 
 // Counters returns the FUSE requests answered so far, by opcode.
 func (s *Server) Counters() map[string]OpCount { return s.ops.snapshot() }
+
+// RequestHists returns each FUSE opcode's histogram of answer times so
+// far, by the names Counters uses; a benchmark subtracts two of them
+// (wallhist.Snapshot.Sub) for one phase's percentiles.
+func (s *Server) RequestHists() map[string]wallhist.Snapshot { return s.ops.hists() }
