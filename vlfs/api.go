@@ -215,11 +215,15 @@ type Stats struct {
 type WallStats struct {
 	Fsync wallhist.Snapshot // Fsync and Sync calls, a group commit's wait included
 	// Commit runs from the commit's turn (commitMu taken) to recording
-	// where its blocks went: its plan, its volume part, then FS.mu again.
+	// where its blocks went: its write-out, its plan, its volume part,
+	// then FS.mu again.
 	Commit wallhist.Snapshot
-	// CommitPlan: waiting for FS.mu, handing data, directory, xattr and
-	// indirect blocks to the volume, which holds them back to go out with
-	// the commit, and encoding inode blocks.
+	// CommitWriteOut: writing buffered data and reservations in batches
+	// without FS.mu, waiting for FS.mu and for batches already in flight.
+	CommitWriteOut wallhist.Snapshot
+	// CommitPlan: with FS.mu held, handing the rest of the data and the
+	// directory, xattr and indirect blocks to the volume, which holds them
+	// back to go out with the commit, and encoding inode blocks.
 	CommitPlan wallhist.Snapshot
 	// CommitVolume: writing the held-back blocks, the inode blocks and the
 	// log entries, the device flush, and a checkpoint when one is due (with

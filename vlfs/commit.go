@@ -98,18 +98,31 @@ func (fs *FS) commit(seq uint64) error {
 	// Most of a large commit's data goes first, in batches without FS.mu
 	// (writeout_batch.go); a small one stays whole, one request with its
 	// metadata where it fits (gather.go).
-	if err := fs.writeOutData(commitInlineBytes); err != nil {
-		return err
-	}
-	fs.lock()
-	if err := fs.commitStartLocked(); err != nil {
-		fs.unlock()
-		if errors.Is(err, errReadOnlyCommit) {
-			return nil // nothing can have changed
+	// Waiting for the batches in flight releases FS.mu, and writers buffer
+	// more meanwhile (stress-ng's fallocates reserved a gigabyte at a
+	// time): that too goes out unlocked, a few rounds at most, so that the
+	// plan under FS.mu writes only what came in the last moment.
+	var locked time.Time
+	for round := 0; ; round++ {
+		if err := fs.writeOutData(commitInlineBytes, true); err != nil {
+			return err
 		}
-		return err
+		fs.lock()
+		if err := fs.commitStartLocked(); err != nil {
+			fs.unlock()
+			if errors.Is(err, errReadOnlyCommit) {
+				return nil // nothing can have changed
+			}
+			return err
+		}
+		fs.waitFlightsLocked()
+		locked = time.Now()
+		if round+1 >= commitWriteOutRounds || !fs.unlockedWriteOut() ||
+			fs.reserved*int64(fs.geo.bs) <= commitInlineBytes {
+			break
+		}
+		fs.unlock()
 	}
-	fs.waitFlightsLocked()
 	// The volume holds the writes below the inode blocks back and places
 	// each after the one before, so that the whole commit reaches the
 	// device as one request where there is room (vld/gather.go).
@@ -136,7 +149,8 @@ func (fs *FS) commit(seq uint64) error {
 
 	fs.stats.commits.Add(1)
 	planned := time.Now()
-	fs.stats.wall.plan.Record(planned.Sub(start))
+	fs.stats.wall.writeOut.Record(locked.Sub(start))
+	fs.stats.wall.plan.Record(planned.Sub(locked))
 	addrs, err := fs.landCommit(p)
 	fs.stats.wall.volume.Since(planned)
 	fs.lock()
@@ -157,6 +171,10 @@ func (fs *FS) commit(seq uint64) error {
 // gatherMaxBlocks, 64 blocks). Beyond it the data goes first in batches
 // with FS.mu released.
 const commitInlineBytes = 64 << 12
+
+// commitWriteOutRounds bounds the unlocked write-outs of one commit: a
+// stream of writers must not keep a commit from ever starting its plan.
+const commitWriteOutRounds = 3
 
 // commitStartLocked says whether a commit may run.
 func (fs *FS) commitStartLocked() error {

@@ -182,7 +182,7 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 	if over {
 		// Past the dirty limit: write half of it out, without FS.mu
 		// during the I/O.
-		if err := fs.writeOutData(fs.opts.DirtyLimitBytes / 2); err != nil {
+		if err := fs.writeOutData(fs.opts.DirtyLimitBytes/2, false); err != nil {
 			fs.logf("vlfs: writing out buffered data: %v", err)
 		}
 	}

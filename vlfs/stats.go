@@ -67,7 +67,7 @@ type counters struct {
 	// copy was dropped (writeout_batch.go)
 	batchWrites, supersededBlocks atomic.Int64
 	// wall-clock latencies (WallStats)
-	wall struct{ fsync, commit, plan, volume wallhist.Hist }
+	wall struct{ fsync, commit, writeOut, plan, volume wallhist.Hist }
 
 	// For the compactor's idle detection (compactor.Foreground).
 	arrived atomic.Uint64 // operations arrived
@@ -124,7 +124,7 @@ func (fs *FS) Stats() Stats {
 	s.Compactor = fs.compactorStats()
 	w := &fs.stats.wall
 	s.Wall = WallStats{Fsync: w.fsync.Snapshot(), Commit: w.commit.Snapshot(),
-		CommitPlan: w.plan.Snapshot(), CommitVolume: w.volume.Snapshot()}
+		CommitWriteOut: w.writeOut.Snapshot(), CommitPlan: w.plan.Snapshot(), CommitVolume: w.volume.Snapshot()}
 	if s.Vol.TotalBlocks > 0 {
 		s.Utilization = 1 - float64(s.Vol.FreeBlocks)/float64(s.Vol.TotalBlocks)
 	}

@@ -38,10 +38,15 @@ func TestWallStats(t *testing.T) {
 	if got := st.Vol.Flushes - before.Vol.Flushes; flushes.Count() != got || got < n {
 		t.Fatalf("flushes timed %d, counted %d (want at least %d)", flushes.Count(), got, n)
 	}
-	// The spans nest: a commit holds its plan and its volume part, and the
+	// The spans nest: a commit holds its write-out, its plan and its
+	// volume part, and the
 	// fsyncs hold every commit here.
-	if plan.SumNs+vol.SumNs > commit.SumNs || commit.SumNs > fsync.SumNs {
-		t.Fatalf("spans do not nest: plan %d + volume %d ns, commits %d, fsyncs %d",
-			plan.SumNs, vol.SumNs, commit.SumNs, fsync.SumNs)
+	out := st.Wall.CommitWriteOut.Sub(before.Wall.CommitWriteOut)
+	if out.Count() != plan.Count() {
+		t.Fatalf("write-outs timed %d, plans %d", out.Count(), plan.Count())
+	}
+	if out.SumNs+plan.SumNs+vol.SumNs > commit.SumNs || commit.SumNs > fsync.SumNs {
+		t.Fatalf("spans do not nest: write-out %d + plan %d + volume %d ns, commits %d, fsyncs %d",
+			out.SumNs, plan.SumNs, vol.SumNs, commit.SumNs, fsync.SumNs)
 	}
 }

@@ -49,28 +49,43 @@ func (fs *FS) unlockedWriteOut() bool {
 
 // writeOutData writes buffered file data in batches of at most writeChunk
 // blocks, FS.mu released during each batch's I/O, until at most keep
-// bytes remain buffered or nothing more can be picked. It takes FS.mu
-// itself. A volume that refuses a batch for lack of space (or fails)
-// leaves the blocks buffered: the next commit, whose write-out may use the
-// reserve, writes them or reports the error.
-func (fs *FS) writeOutData(keep int64) error {
+// bytes remain buffered or nothing more can be picked. With zeros (a
+// commit), blocks reserved by fallocate count as buffered and are written
+// too, as zero blocks: a gigabyte of them held FS.mu for a second when the
+// commit wrote them (issue 31's mixed load). It takes FS.mu itself. A
+// volume that refuses a batch for lack of space (or fails) leaves the
+// blocks buffered: the next commit, whose write-out may use the reserve,
+// writes them or reports the error.
+func (fs *FS) writeOutData(keep int64, zeros bool) error {
 	if !fs.unlockedWriteOut() {
 		return nil
 	}
 	fs.mu.Lock() // not fs.lock/unlock between batches: no cache shrinking, no early write-out mid-way
 	defer fs.unlock()
-	// A budget fixed on entry: writers streaming meanwhile must not keep
-	// the caller (a commit, an fsync) here for ever. Blocks already
-	// flying are not waited for here; a commit waits for those picked
-	// before it (waitFlightsLocked).
-	budget := fs.dirtyBytes - keep
-	for budget > 0 && !fs.closed && fs.failed == nil && fs.dirtyBytes > keep {
-		fl, ws, err := fs.pickFlightsLocked(writeChunk)
+	pending := func() int64 {
+		if zeros {
+			return fs.reserved * int64(fs.geo.bs) // buffered blocks and reservations
+		}
+		return fs.dirtyBytes
+	}
+	if pending() <= keep {
+		return nil
+	}
+	// The blocks are listed once, on entry: writers streaming meanwhile
+	// must not keep the caller (a commit, an fsync) here for ever, and a
+	// list sorted per batch cost a sort of every buffered block per batch.
+	// Blocks already flying are not waited for here; a commit waits for
+	// those picked before it (waitFlightsLocked).
+	todo := fs.dirtyBlocksLocked()
+	for len(todo) > 0 && !fs.closed && fs.failed == nil && pending() > keep {
+		var fl []flight
+		var ws flightWrites
+		var err error
+		fl, ws, todo, err = fs.pickFlightsLocked(todo, writeChunk, zeros)
 		if err != nil || len(fl) == 0 {
 			fs.landFlightsLocked(fl, nil)
 			return err
 		}
-		budget -= int64(len(fl)) * int64(fs.geo.bs)
 		if err := fs.flyLocked(fl, ws); err != nil {
 			if errors.Is(err, ErrNoSpace) {
 				return nil // the commit's own write-out decides
@@ -108,26 +123,55 @@ func newFlightWrites() flightWrites {
 	return flightWrites{opts: vld.WriteOpts{Near: []vld.Addr{}, Replaces: []bool{}}}
 }
 
-// pickFlightsLocked picks up to limit buffered blocks not already flying,
-// in inode then block order (so that a file's blocks stay one chain, as
-// dataWritesLocked places them), and marks them flying.
-func (fs *FS) pickFlightsLocked(limit int) ([]flight, flightWrites, error) {
-	var fl []flight
-	ws := newFlightWrites()
+// blockRef names one buffered block of a file.
+type blockRef struct {
+	in  *inode
+	lbn uint64
+}
+
+// dirtyBlocksLocked lists every buffered block in inode then block order
+// (so that a file's blocks stay one chain, as dataWritesLocked places
+// them).
+func (fs *FS) dirtyBlocksLocked() []blockRef {
+	var out []blockRef
 	for _, in := range fs.sortedDirtyLocked() {
-		if len(fl) >= limit {
-			break
-		}
 		for _, lbn := range sortedLbns(in.data) {
-			if len(fl) >= limit {
-				break
-			}
-			if err := fs.pickFlightLocked(&fl, &ws, in, lbn, false); err != nil {
-				return fl, ws, err
-			}
+			out = append(out, blockRef{in, lbn})
 		}
 	}
-	return fl, ws, nil
+	return out
+}
+
+// pickFlightsLocked picks up to limit blocks of todo that are still
+// buffered and not flying, marks them flying and returns the rest of
+// todo. With zeros, a reservation becomes a zero block of its own (from
+// one slab per batch) and is picked too.
+func (fs *FS) pickFlightsLocked(todo []blockRef, limit int, zeros bool) ([]flight, flightWrites, []blockRef, error) {
+	var fl []flight
+	ws := newFlightWrites()
+	var zero func() []byte
+	if zeros {
+		var slab []byte
+		zero = func() []byte {
+			if len(slab) == 0 {
+				slab = make([]byte, limit*fs.geo.bs)
+			}
+			b := slab[:fs.geo.bs:fs.geo.bs]
+			slab = slab[fs.geo.bs:]
+			return b
+		}
+	}
+	for len(todo) > 0 && len(fl) < limit {
+		r := todo[0]
+		todo = todo[1:]
+		if fs.inodes[r.in.ino] != r.in {
+			continue // freed while the batch before flew
+		}
+		if err := fs.pickBlockLocked(&fl, &ws, r.in, r.lbn, false, zero); err != nil {
+			return fl, ws, todo, err
+		}
+	}
+	return fl, ws, todo, nil
 }
 
 // pickFlightLocked adds in's buffered block lbn to the batch and marks it
@@ -135,9 +179,22 @@ func (fs *FS) pickFlightsLocked(limit int) ([]flight, flightWrites, error) {
 // reservation (a shared zero block: the commit's to write). through marks
 // a write-through's block.
 func (fs *FS) pickFlightLocked(fl *[]flight, ws *flightWrites, in *inode, lbn uint64, through bool) error {
-	buf := in.data[lbn]
-	if buf == nil {
+	return fs.pickBlockLocked(fl, ws, in, lbn, through, nil)
+}
+
+// pickBlockLocked is pickFlightLocked that, given zero, also picks a
+// reservation: zero() becomes the block's buffer (a zero block it counts
+// as buffered, written like any other and kept out of the recent cache).
+func (fs *FS) pickBlockLocked(fl *[]flight, ws *flightWrites, in *inode, lbn uint64, through bool, zero func() []byte) error {
+	buf, ok := in.data[lbn]
+	if !ok || buf == nil && zero == nil {
 		return nil
+	}
+	if buf == nil {
+		buf = zero()
+		in.data[lbn] = buf
+		fs.dirtyBytes += int64(fs.geo.bs)
+		through = true
 	}
 	if _, ok := fs.flying[&buf[0]]; ok {
 		return nil

@@ -91,18 +91,19 @@ type DeviceCounts struct {
 // each span holds), and of each device write request and each device flush
 // (fdatasync of the image), whatever issued them.
 type WallLatency struct {
-	Fsync        wallhist.Summary `json:"fsync"`
-	Commit       wallhist.Summary `json:"commit"`
-	CommitPlan   wallhist.Summary `json:"commit_plan"`
-	CommitVolume wallhist.Summary `json:"commit_volume"`
-	DeviceWrite  wallhist.Summary `json:"device_write"`
-	DeviceFlush  wallhist.Summary `json:"device_flush"`
+	Fsync          wallhist.Summary `json:"fsync"`
+	Commit         wallhist.Summary `json:"commit"`
+	CommitWriteOut wallhist.Summary `json:"commit_writeout"`
+	CommitPlan     wallhist.Summary `json:"commit_plan"`
+	CommitVolume   wallhist.Summary `json:"commit_volume"`
+	DeviceWrite    wallhist.Summary `json:"device_write"`
+	DeviceFlush    wallhist.Summary `json:"device_flush"`
 }
 
 func wallLatency(st vlfs.Stats) WallLatency {
 	return WallLatency{
 		Fsync: st.Wall.Fsync.Summary(), Commit: st.Wall.Commit.Summary(),
-		CommitPlan: st.Wall.CommitPlan.Summary(), CommitVolume: st.Wall.CommitVolume.Summary(),
+		CommitWriteOut: st.Wall.CommitWriteOut.Summary(), CommitPlan: st.Wall.CommitPlan.Summary(), CommitVolume: st.Wall.CommitVolume.Summary(),
 		DeviceWrite: st.Vol.WriteWall.Summary(), DeviceFlush: st.Vol.FlushWall.Summary(),
 	}
 }

@@ -106,7 +106,8 @@ func (r Report) textWall(w io.Writer) {
 		name string
 		s    wallhist.Summary
 	}{
-		{"  fsync call", l.Fsync}, {"  commit", l.Commit}, {"    plan (FS lock)", l.CommitPlan},
+		{"  fsync call", l.Fsync}, {"  commit", l.Commit},
+		{"    data out (no FS lock)", l.CommitWriteOut}, {"    plan (FS lock)", l.CommitPlan},
 		{"    volume part", l.CommitVolume}, {"  device write", l.DeviceWrite}, {"  device flush", l.DeviceFlush},
 	}
 	header := false
