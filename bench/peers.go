@@ -131,7 +131,7 @@ func RunPeers(cfg PeersConfig) (*Report, error) {
 	rep := &Report{
 		Bench: "peers", Clock: ClockWall, Disk: cfg.Model.Params(),
 		Params:  peersParams(cfg),
-		Columns: []string{"target", "workload", "clock", "head_model", "ops_s", "mb_s", "p50_ms", "p99_ms"},
+		Columns: []string{"target", "workload", "clock", "head_model", "server_worst_op", "ops_s", "mb_s", "p50_ms", "p99_ms"},
 	}
 	rep.Disk["preset"] = cfg.DiskName
 	env := probePeers(cfg)

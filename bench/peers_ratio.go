@@ -104,9 +104,7 @@ func targetNotes(rows []map[string]any) []string {
 		}
 		notes = append(notes, fmt.Sprintf("target (issue %s) %s: measured %.2fx (%s)", g.issue, g.what, v, verdict))
 	}
-	if n := mixWorstNote(rows); n != "" {
-		notes = append(notes, n)
-	}
+	notes = append(notes, mixNotes(rows)...)
 	if n := fsyncSplitNote(rows); n != "" {
 		notes = append(notes, n)
 	}

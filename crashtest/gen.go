@@ -75,6 +75,7 @@ func fileOps(f string) []core {
 		{"falloc", []string{f, "4096", "40000", "keep"}},     // inside only
 		{"falloc", []string{f, "0", "5000", "punch"}},        // a whole block freed, part of the next zeroed
 		{"falloc", []string{f, "1000", "40000", "zero"}},     // zeros, extending the file
+		{"falloc", []string{f, "0", "1048576"}},              // past a commit's inline bytes: zero blocks in unlocked batches
 		{"truncate", []string{f, "1000"}},                    // shrink
 		{"truncate", []string{f, "30000"}},                   // grow
 		{"setxattr", []string{f, "user.new", "v1"}},

@@ -24,7 +24,7 @@ func TestBenchPeersTiny(t *testing.T) {
 	}
 	targets := []string{bench.PeerNative, bench.PeerFuse2fs, bench.PeerVLFS}
 	args := []string{"bench", "peers", "--quick", "--json", "-q", "--dir", t.TempDir(),
-		"--size", "128MiB", "--seq-size", "4MiB", "--files", "300", "--sync-ios", "40", "--duration", "200ms"}
+		"--size", "128MiB", "--seq-size", "4MiB", "--files", "300", "--sync-ios", "40", "--duration", "200ms", "--mix-duration", "1s"}
 	if lb := buildLoopback(t); lb != "" {
 		targets = append(targets, bench.PeerLoopback)
 		args = append(args, "--loopback", lb)
@@ -51,6 +51,17 @@ func TestBenchPeersTiny(t *testing.T) {
 			seen[tg] = map[string]map[string]any{}
 		}
 		seen[tg][w] = row
+		if strings.HasPrefix(w, "mix-") {
+			// stress-ng counts bogo operations, no latencies; a slow
+			// stressor may finish none in a second.
+			if v, ok := row["ops_s"].(float64); !ok || v < 0 {
+				t.Errorf("%s %s: ops_s = %v", tg, w, row["ops_s"])
+			}
+			if v, _ := row["mix_run_ms"].(float64); !(v >= 1000) {
+				t.Errorf("%s %s: mix_run_ms = %v, want at least the 1 s asked for", tg, w, row["mix_run_ms"])
+			}
+			continue
+		}
 		for _, k := range []string{"ops_s", "p50_ms", "p99_ms"} {
 			if v, _ := row[k].(float64); !(v > 0) {
 				t.Errorf("%s %s: %s = %v, want > 0", tg, w, k, row[k])
@@ -68,6 +79,14 @@ func TestBenchPeersTiny(t *testing.T) {
 	}
 	if _, err := exec.LookPath("sqlite3"); err == nil {
 		workloads = append(workloads, "sqlite-rollback", "sqlite-wal")
+	}
+	if _, err := exec.LookPath("stress-ng"); err == nil {
+		workloads = append(workloads, "mix-hdd", "mix-seek") // the stressors sure to finish operations in a second
+		if !strings.Contains(notes, "stress-ng mix: no request's p99 above 100 ms in vlfs's server: slowest") {
+			t.Errorf("notes lack the mix's latency verdict:\n%s", notes)
+		}
+	} else if !strings.Contains(notes, "skipped mix") {
+		t.Errorf("stress-ng missing but no note says so: %s", notes)
 	}
 	for _, tg := range targets {
 		for _, w := range workloads {
