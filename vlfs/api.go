@@ -196,7 +196,10 @@ type Stats struct {
 	// released; SupersededBlocks: blocks of them changed while in flight,
 	// whose written copy was dropped (writeout_batch.go)
 	UnlockedBatches, SupersededBlocks int64
-	Inodes                            int64 // allocated inodes
+	// UnlockedNodeLoads: indirect blocks Read loaded with FS.mu
+	// released during the device read (node_unlocked.go).
+	UnlockedNodeLoads int64
+	Inodes            int64 // allocated inodes
 	// FSVersion is the image's file-system version (ondisk.FSVersionAddr
 	// or FSVersionNodeMap); Nodes the indirect blocks the node map names
 	// (0 under version 1).

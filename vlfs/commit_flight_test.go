@@ -74,6 +74,12 @@ func (g *opGate) WriteAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
+func (g *opGate) ReadAt(p []byte, off int64) (int, error) {
+	n, err := g.Device.ReadAt(p, off)
+	g.hold(device.OpRead)
+	return n, err
+}
+
 func (g *opGate) Flush() error {
 	err := g.Device.Flush()
 	g.hold(device.OpFlush)
@@ -84,7 +90,7 @@ func (g *opGate) Flush() error {
 func mustBeFree(t *testing.T, fs *FS) {
 	t.Helper()
 	if !fs.mu.TryLock() {
-		t.Fatal("FS.mu is held while the volume writes")
+		t.Fatal("FS.mu is held while the device works")
 	}
 	fs.mu.Unlock()
 }

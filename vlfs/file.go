@@ -40,11 +40,27 @@ func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 		return 0, fmt.Errorf("read at %d: %w", off, ErrInvalid)
 	}
 	fs.lock()
-	in, err := fs.fileLocked(ino)
 	var p readPlan
-	n := 0
-	if err == nil {
-		n, err = fs.planReadLocked(in, uint64(off), buf, &p)
+	var n int
+	var err error
+	for loads := 0; ; loads++ {
+		var in *inode
+		if in, err = fs.fileLocked(ino); err != nil {
+			break
+		}
+		var miss *nodeMiss
+		if loads < maxUnlockedNodeLoads {
+			miss = &nodeMiss{}
+		}
+		p = readPlan{}
+		if n, err = fs.planReadLocked(in, uint64(off), buf, &p, miss); err != nil || miss == nil || miss.ptr == 0 {
+			break
+		}
+		// An indirect block on the way is on disk only: read it without
+		// FS.mu (node_unlocked.go) and plan again.
+		if err = fs.loadNodeUnlocked(in, miss); err != nil {
+			break
+		}
 	}
 	if err != nil || len(p.addrs) == 0 {
 		fs.unlock()
@@ -66,7 +82,7 @@ func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 // reading the blocks on disk under FS.mu (for callers that hold it).
 func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
 	var p readPlan
-	n, err := fs.planReadLocked(in, off, buf, &p)
+	n, err := fs.planReadLocked(in, off, buf, &p, nil)
 	if err != nil || len(p.addrs) == 0 {
 		return n, err
 	}
@@ -104,8 +120,11 @@ type readPlan struct {
 type readPart struct{ src, dst []byte }
 
 // planReadLocked copies what is buffered or a hole into buf and plans the
-// rest; it returns the bytes the read returns (up to the file size).
-func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (int, error) {
+// rest; it returns the bytes the read returns (up to the file size). Given
+// miss, it reads no indirect block: at the first one not loaded it fills
+// in miss and stops (the plan is then incomplete); without, it loads them
+// under FS.mu.
+func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan, miss *nodeMiss) (int, error) {
 	if off >= in.d.Size {
 		return 0, nil
 	}
@@ -125,9 +144,18 @@ func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (in
 			}
 			continue
 		}
-		a, err := fs.bmapLocked(in, lbn)
-		if err != nil {
-			return 0, err
+		var a uint64
+		if miss != nil {
+			var m *nodeMiss
+			if a, m = fs.cachedBmapLocked(in, lbn); m != nil {
+				*miss = *m
+				return n, nil
+			}
+		} else {
+			var err error
+			if a, err = fs.bmapLocked(in, lbn); err != nil {
+				return 0, err
+			}
 		}
 		switch {
 		case a == 0:

@@ -133,6 +133,16 @@ func (fs *FS) numbered(k nodeKey) bool { return fs.imap.nodeMap && !k.isRoot() }
 // readTreeNodeLocked reads node k of in, which ptr names (its address, or
 // its node number). The node is not cached.
 func (fs *FS) readTreeNodeLocked(in *inode, k nodeKey, ptr uint64) (*node, error) {
+	n, err := fs.treeNodeAtLocked(in, k, ptr)
+	if err != nil {
+		return nil, err
+	}
+	return n, fs.readTreeNode(in.ino, k, n)
+}
+
+// treeNodeAtLocked returns node k of in, which ptr names, with its
+// address (and number) set and its pointers not yet read.
+func (fs *FS) treeNodeAtLocked(in *inode, k nodeKey, ptr uint64) (*node, error) {
 	n := &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
 	if fs.numbered(k) {
 		n.num, n.addr = ptr, fs.imap.node(ptr)
@@ -140,14 +150,20 @@ func (fs *FS) readTreeNodeLocked(in *inode, k nodeKey, ptr uint64) (*node, error
 			return nil, fmt.Errorf("inode %d: indirect block %v is node %d, which the map does not place: %w", in.ino, k, ptr, ErrCorrupt)
 		}
 	}
+	return n, nil
+}
+
+// readTreeNode reads n's pointers from its address. It touches nothing
+// but n, so it runs with FS.mu or with FS.readGate held (readahead_node.go).
+func (fs *FS) readTreeNode(ino Ino, k nodeKey, n *node) error {
 	buf := make([]byte, fs.geo.bs)
 	if err := fs.vol.ReadBlock(n.addr, buf); err != nil {
-		return nil, fmt.Errorf("inode %d: reading indirect block at %d: %w", in.ino, n.addr, err)
+		return fmt.Errorf("inode %d: reading indirect block at %d: %w", ino, n.addr, err)
 	}
-	if err := ondisk.DecodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs); err != nil {
-		return nil, fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
+	if err := ondisk.DecodeIndirect(buf, uint64(ino), int(k.height), n.ptrs); err != nil {
+		return fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
 	}
-	return n, nil
+	return nil
 }
 
 // setTreePtrLocked points node k's parent (the inode's root pointer for a

@@ -66,6 +66,9 @@ type counters struct {
 	// supersededBlocks: blocks of them changed while in flight, whose new
 	// copy was dropped (writeout_batch.go)
 	batchWrites, supersededBlocks atomic.Int64
+	// unlockedNodeLoads: indirect blocks a Read loaded without FS.mu
+	// (node_unlocked.go)
+	unlockedNodeLoads atomic.Int64
 	// wall-clock latencies (WallStats)
 	wall struct{ fsync, commit, writeOut, plan, volume wallhist.Hist }
 
@@ -113,6 +116,7 @@ func (fs *FS) Stats() Stats {
 	s.CoveredSyncs = fs.stats.covered.Load()
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
 	s.UnlockedBatches = fs.stats.batchWrites.Load()
+	s.UnlockedNodeLoads = fs.stats.unlockedNodeLoads.Load()
 	s.SupersededBlocks = fs.stats.supersededBlocks.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
