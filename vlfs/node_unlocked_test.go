@@ -52,4 +52,3 @@ func TestReadLoadsNodesWithoutLock(t *testing.T) {
 	}
 	im.check()
 }
-
