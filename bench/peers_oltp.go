@@ -110,7 +110,9 @@ func runOLTP(cfg PeersConfig, t peerTarget, dir string) ([]peerResult, error) {
 	}
 	defer files.close()
 	cfg.Logf("peers: %s: oltp for %v", t.name(), cfg.Sizes.Duration)
-	r, err := measured(t, func() (peerResult, error) { return oltpRun(files, cfg.Sizes) })
+	r, err := measured(t, func() (peerResult, error) {
+		return oltpRun(files, cfg.Sizes.Duration, cfg.Sizes.OLTPShadows, oltpDBWriters)
+	})
 	return []peerResult{r}, err
 }
 
@@ -160,7 +162,7 @@ func (f *oltpFiles) close() {
 }
 
 // oltpRun runs the three kinds of thread until the duration has passed.
-func oltpRun(f *oltpFiles, s PeersSizes) (peerResult, error) {
+func oltpRun(f *oltpFiles, d time.Duration, shadows, writers int) (peerResult, error) {
 	var lat latencies
 	var bytes atomic.Int64
 	lg, dbw := newCredits(oltpLgBlock), newCredits(oltpDBWrHigh)
@@ -173,7 +175,7 @@ func oltpRun(f *oltpFiles, s PeersSizes) (peerResult, error) {
 		errMu.Unlock()
 	}
 	start := time.Now()
-	deadline := start.Add(s.Duration)
+	deadline := start.Add(d)
 	spawn := func(n int, seed int64, body func(rng *rand.Rand) error) {
 		for i := range n {
 			wg.Add(1)
@@ -191,8 +193,8 @@ func oltpRun(f *oltpFiles, s PeersSizes) (peerResult, error) {
 			}()
 		}
 	}
-	spawn(s.OLTPShadows, 1000, func(rng *rand.Rand) error { return oltpShadow(f, rng, &lat, &bytes, lg, dbw) })
-	spawn(oltpDBWriters, 2000, func(rng *rand.Rand) error { return oltpDBWriter(f, rng, &lat, &bytes, dbw) })
+	spawn(shadows, 1000, func(rng *rand.Rand) error { return oltpShadow(f, rng, &lat, &bytes, lg, dbw) })
+	spawn(writers, 2000, func(rng *rand.Rand) error { return oltpDBWriter(f, rng, &lat, &bytes, dbw) })
 	spawn(1, 3000, func(rng *rand.Rand) error { return oltpLogWriter(f, rng, &lat, &bytes, lg) })
 	time.Sleep(time.Until(deadline))
 	lg.close()

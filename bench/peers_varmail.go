@@ -88,24 +88,29 @@ func gammaSize(rng *rand.Rand, m float64, k float64) int64 {
 // whole, append, fsync, close; open, read whole, close. Every flowop is
 // one operation, as filebench counts them.
 func runVarmail(cfg PeersConfig, t peerTarget, dir string) ([]peerResult, error) {
+	r, err := varmailThreadsRun(cfg, t, dir, varmailThreads)
+	return []peerResult{r}, err
+}
+
+// varmailThreadsRun is varmail with n threads.
+func varmailThreadsRun(cfg PeersConfig, t peerTarget, dir string, n int) (peerResult, error) {
 	fs := &fileset{dir: dir, state: make([]fileState, cfg.Sizes.VarmailFiles)}
 	fs.bufs.New = func() any { b := make([]byte, varmailIOSize); return &b }
 	rng := rand.New(rand.NewSource(1))
 	for i := range fs.state {
 		if rng.Float64() < varmailPrealloc {
 			if err := writeNew(fs.path(i), gammaSize(rng, varmailMeanSize, 1.5), rng); err != nil {
-				return nil, err
+				return peerResult{}, err
 			}
 			fs.state[i] = fileExists
 		}
 	}
-	cfg.Logf("peers: %s: varmail for %v", t.name(), cfg.Sizes.Duration)
-	r, err := measured(t, func() (peerResult, error) {
-		return runFlows(cfg.Sizes.Duration, varmailThreads, "varmail", func(rng *rand.Rand, lat *latencies, bytes *atomic.Int64) error {
+	cfg.Logf("peers: %s: varmail, %d threads, for %v", t.name(), n, cfg.Sizes.Duration)
+	return measured(t, func() (peerResult, error) {
+		return runFlows(cfg.Sizes.Duration, n, "varmail", func(rng *rand.Rand, lat *latencies, bytes *atomic.Int64) error {
 			return varmailFlow(fs, rng, lat, bytes)
 		})
 	})
-	return []peerResult{r}, err
 }
 
 // runFlows runs flow in n goroutines until d has passed.

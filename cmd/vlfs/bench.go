@@ -35,6 +35,7 @@ func benchmarks() map[string]benchmark {
 
 		"headmodels": {"issue 8: synchronous updates with the oracle, profiled (Bark) and no head model; journal appends; host file (simulated / wall)", runBenchHeadModels},
 		"ranges":     {"issue 6: range writes, Figures 4-8 of the range-writes paper, HRS vs ECS (simulated)", runBenchRanges},
+		"scaling":    {"issue 31: varmail and oltp at 1, 2, 4, 8 and 16 threads against every peer (wall)", runBenchScaling},
 		"scale":      {"issue 3: mount time of a clean 1 GiB image with 100,000 files, resident memory with 1,000,000 files (wall)", runBenchScale},
 	}
 }

@@ -91,6 +91,7 @@ func figureList() []figure {
 		{"headmodels", drawHeadModels},
 		{"headmodels-profile", drawProfile},
 		{"peers", drawPeers},
+		{"scaling", drawScaling},
 		{"hostflush", drawHostFlush},
 	}
 }

@@ -12,7 +12,7 @@ import (
 // table of its own in docs/results.md.
 var consumed = map[string]bool{
 	"locate": true, "threshold": true, "updates": true, "breakdown": true, "idle": true, "batch": true, "mountbatch": true,
-	"ranges": true, "headmodels": true, "headmodels-journal": true, "headmodels-host": true, "headmodels-profile": true, "peers": true, "hostflush": true,
+	"ranges": true, "headmodels": true, "headmodels-journal": true, "headmodels-host": true, "headmodels-profile": true, "peers": true, "hostflush": true, "scaling": true,
 }
 
 // otherTables is a section per report no figure reads (logical,

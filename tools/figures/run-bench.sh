@@ -50,6 +50,7 @@ smallfile smallfile
 largefile largefile
 logical logical
 peers peers @full --size 1GiB --seq-size 256MiB --files 5000 --duration 8s
+scaling scaling @full --duration 4s
 hostflush hostflush
 EOF
 }
