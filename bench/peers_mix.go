@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +50,13 @@ func mixArgs(s PeersSizes, dir, yaml string) []string {
 // server from a request's arrival to its answer (the kernel's queue
 // before it is not seen).
 func runMix(cfg PeersConfig, t peerTarget, dir string) ([]peerResult, error) {
-	yaml := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".yaml")
+	// The metrics go outside the file system under test.
+	yf, err := os.CreateTemp("", "vlfs-mix-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	yaml := yf.Name()
+	yf.Close()
 	defer os.Remove(yaml)
 	cfg.Logf("peers: %s: stress-ng mix for %v", t.name(), cfg.Sizes.MixDuration)
 	before := t.counters()

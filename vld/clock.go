@@ -87,8 +87,11 @@ func (m *mech) overheadMs(write bool) float64 {
 }
 
 // idle lets simulated time pass with the disk doing nothing.
+// On the real-time clock idle time is wall time that passes by itself
+// (syncWall counts it): advancing the clock here as well put it ahead of
+// the wall, and the next request slept the idle time again.
 func (m *mech) idle(ms float64) {
-	if ms > 0 {
+	if ms > 0 && m.clock != ClockReal {
 		m.now += ms
 	}
 }

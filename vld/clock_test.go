@@ -59,3 +59,19 @@ func TestRealClockSleeps(t *testing.T) {
 		t.Fatalf("simulated service %.2f ms too small", sim)
 	}
 }
+
+// TestRealClockIdleIsWallTime: Idle on the real-time clock does not move
+// simulated time past the wall clock, so the next request does not sleep
+// the idle time (it slept 2 s here before).
+func TestRealClockIdleIsWallTime(t *testing.T) {
+	d, _ := newTestLogical(t, "hp97560", 16<<20, Options{Clock: ClockReal})
+	data := [][]byte{make([]byte, d.BlockSize())}
+	d.Volume().Idle(2000)
+	t0 := time.Now()
+	if err := d.Write(0, data); err != nil {
+		t.Fatal(err)
+	}
+	if wall := time.Since(t0); wall > 500*time.Millisecond {
+		t.Fatalf("a write after Idle(2000) on the real-time clock took %v", wall)
+	}
+}
