@@ -23,10 +23,12 @@ func (v *Volume) ReadBlocks(addrs []Addr, bufs [][]byte) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if err := v.usableLocked(false); err != nil {
-		return err
-	}
 	for i := 0; i < len(addrs); {
+		// Checked per run: a queued read waits with v.mu released, and the
+		// volume may have failed or closed meanwhile.
+		if err := v.usableLocked(false); err != nil {
+			return err
+		}
 		j := i + 1
 		for j < len(addrs) && addrs[j] == addrs[j-1]+1 && v.layout.TrackOf(int64(addrs[j])) == v.layout.TrackOf(int64(addrs[i])) {
 			j++
