@@ -199,6 +199,9 @@ type Stats struct {
 	// UnlockedNodeLoads: indirect blocks Read loaded with FS.mu
 	// released during the device read (node_unlocked.go).
 	UnlockedNodeLoads int64
+	// UnlockedMetaLoads: inode blocks and directories that lookups,
+	// getattrs and readdirs loaded with FS.mu released (meta_unlocked.go).
+	UnlockedMetaLoads int64
 	Inodes            int64 // allocated inodes
 	// FSVersion is the image's file-system version (ondisk.FSVersionAddr
 	// or FSVersionNodeMap); Nodes the indirect blocks the node map names

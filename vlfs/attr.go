@@ -3,13 +3,15 @@ package vlfs
 // GetAttr returns the attributes of ino.
 func (fs *FS) GetAttr(ino Ino) (Attr, error) {
 	fs.stats.count(opGetAttr, 0)
-	fs.lock()
-	defer fs.unlock()
-	in, err := fs.getLocked(ino)
-	if err != nil {
-		return Attr{}, err
-	}
-	return fs.attrLocked(in), nil
+	var a Attr
+	err := fs.readOnlyOp(func() error {
+		in, err := fs.getLocked(ino)
+		if err == nil {
+			a = fs.attrLocked(in)
+		}
+		return err
+	})
+	return a, err
 }
 
 // SetAttr changes the attributes named by s.Mask; SetSize truncates or

@@ -132,9 +132,12 @@ func (fs *FS) nodeLocked(in *inode, k nodeKey, create bool) (*node, error) {
 	}
 	var n *node
 	var err error
-	if ptr == 0 {
+	switch {
+	case ptr == 0:
 		n, err = fs.newTreeNodeLocked(in, k)
-	} else {
+	case fs.loads != nil:
+		return nil, fs.loads.need(loadReq{kind: loadNode, in: in, miss: nodeMiss{k, ptr}})
+	default:
 		n, err = fs.readTreeNodeLocked(in, k, ptr)
 	}
 	if err != nil {

@@ -42,6 +42,9 @@ func (fs *FS) dirLocked(in *inode) (*dirState, error) {
 	if in.d.Size%uint64(fs.geo.bs) != 0 || nb > 1<<31 {
 		return nil, fmt.Errorf("directory %d: size %d: %w", in.ino, in.d.Size, ErrCorrupt)
 	}
+	if fs.loads != nil {
+		return nil, fs.loads.needDir(fs, in, nb)
+	}
 	ds := &dirState{ents: map[string]dirEnt{}}
 	buf := make([]byte, fs.geo.bs)
 	for i := uint64(0); i < nb; i++ {
@@ -58,15 +61,22 @@ func (fs *FS) loadDirBlockLocked(in *inode, ds *dirState, i uint32, buf []byte) 
 	if err != nil {
 		return err
 	}
-	db := &dirBlock{}
-	ds.blocks = append(ds.blocks, db)
 	if a == 0 {
+		ds.blocks = append(ds.blocks, &dirBlock{})
 		return fmt.Errorf("directory %d: block %d is a hole: %w", in.ino, i, ErrCorrupt)
 	}
 	if err := fs.vol.ReadBlock(a, buf); err != nil {
+		ds.blocks = append(ds.blocks, &dirBlock{})
 		return fmt.Errorf("directory %d: reading block %d at %d: %w", in.ino, i, a, err)
 	}
-	err = ondisk.DecodeDir(buf, uint64(in.ino), func(e ondisk.DirEntry) error {
+	return fs.decodeDirBlock(in, ds, i, buf)
+}
+
+// decodeDirBlock adds directory block i of in, read into buf, to ds.
+func (fs *FS) decodeDirBlock(in *inode, ds *dirState, i uint32, buf []byte) error {
+	db := &dirBlock{}
+	ds.blocks = append(ds.blocks, db)
+	err := ondisk.DecodeDir(buf, uint64(in.ino), func(e ondisk.DirEntry) error {
 		if _, dup := ds.ents[e.Name]; dup {
 			return fmt.Errorf("directory %d: name %q twice", in.ino, e.Name)
 		}

@@ -37,6 +37,10 @@ type FS struct {
 	// mu and reading them without it; releaseFreesLocked drains it before
 	// freed blocks go back to the volume (file.go, Read).
 	readGate sync.RWMutex
+	// loads: set while a read-only operation runs under mu; a metadata
+	// block it needs that is on disk only is then recorded here instead
+	// of read under mu (meta_unlocked.go).
+	loads *deferredLoads
 
 	vol      *vld.Volume
 	opts     Options

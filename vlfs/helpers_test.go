@@ -98,6 +98,17 @@ func (im *testImage) remount() {
 	im.check()
 }
 
+// coldRemount closes and mounts the image again without checking it, so
+// that nothing but what mounting reads is in memory.
+func (im *testImage) coldRemount() {
+	im.t.Helper()
+	if err := im.fs.Close(); err != nil {
+		im.t.Fatalf("close: %v", err)
+	}
+	im.fs = nil
+	im.mount()
+}
+
 func (im *testImage) check() {
 	im.t.Helper()
 	if err := im.fs.Check(); err != nil {

@@ -110,6 +110,9 @@ func (fs *FS) inodeBlockLocked(ibn uint64) ([]byte, error) {
 	if b := fs.iblocks[ibn]; b != nil {
 		return b, nil
 	}
+	if a := fs.imap.addr(ibn); a != 0 && fs.loads != nil {
+		return nil, fs.loads.need(loadReq{ibn: ibn, addr: a, kind: loadInodeBlock})
+	}
 	b := make([]byte, fs.geo.bs)
 	if a := fs.imap.addr(ibn); a != 0 {
 		if err := fs.vol.ReadBlock(a, b); err != nil {

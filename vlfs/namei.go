@@ -13,18 +13,21 @@ func (fs *FS) Lookup(dir Ino, name string) (Attr, error) {
 	if err := checkName(name); err != nil {
 		return Attr{}, err
 	}
-	fs.lock()
-	defer fs.unlock()
-	d, err := fs.dirInodeLocked(dir)
-	if err != nil {
-		return Attr{}, err
-	}
-	in, err := fs.childLocked(d, name)
-	if err != nil {
-		return Attr{}, err
-	}
-	fs.lookups[in.ino]++
-	return fs.attrLocked(in), nil
+	var a Attr
+	err := fs.readOnlyOp(func() error {
+		d, err := fs.dirInodeLocked(dir)
+		if err != nil {
+			return err
+		}
+		in, err := fs.childLocked(d, name)
+		if err != nil {
+			return err
+		}
+		fs.lookups[in.ino]++ // after the last load: a run that defers one never gets here
+		a = fs.attrLocked(in)
+		return nil
+	})
+	return a, err
 }
 
 // newEntry describes an inode to create in a directory.

@@ -2,6 +2,7 @@ package vlfs
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
@@ -49,6 +50,78 @@ func TestReadLoadsNodesWithoutLock(t *testing.T) {
 	}
 	if n := fs.Stats().UnlockedNodeLoads; n < 3 {
 		t.Errorf("%d indirect blocks loaded without FS.mu, want at least 3 (two roots and a leaf)", n)
+	}
+	im.check()
+}
+
+// TestMetadataLoadsWithoutLock: on a cold mount, GetAttr, Lookup and
+// ReadDir read the inode blocks and directories they need with FS.mu
+// released, so a chmod of another file goes on meanwhile; their answers
+// are those of a warm mount. Before, every one of those reads held FS.mu.
+func TestMetadataLoadsWithoutLock(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	// Pad so that d's inode is alone in its inode block, away from the
+	// root's (which mounting loads) and from other's.
+	for i := uint64(0); i < im.fs.geo.ipb; i++ {
+		must(im.fs.Create(RootIno, fmt.Sprintf("pad%d", i), 0o644, 0, 0)).ok(t)
+	}
+	d := must(im.fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(t)
+	var want []string
+	for i := range 300 { // two directory blocks and more
+		name := fmt.Sprintf("file-with-a-longish-name-%04d", i)
+		must(im.fs.Create(d.Ino, name, 0o644, 0, 0)).ok(t)
+		want = append(want, name)
+	}
+	f := must(im.fs.Lookup(d.Ino, want[123])).ok(t)
+	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+	im.remount()
+	im.coldRemount() // remount's Check loads every inode and directory
+	fs := im.fs
+	must(fs.GetAttr(other.Ino)).ok(t)
+
+	ops := []struct {
+		name  string
+		run   func() error
+		check func()
+	}{
+		{"getattr of d", func() error { _, err := fs.GetAttr(d.Ino); return err }, nil},
+		{"readdir of d", func() error {
+			ents, err := fs.ReadDir(d.Ino)
+			if err == nil && len(ents) != len(want)+2 {
+				return fmt.Errorf("%d entries, want %d", len(ents), len(want)+2)
+			}
+			return err
+		}, nil},
+		{"lookup in d", func() error {
+			a, err := fs.Lookup(d.Ino, want[123])
+			if err == nil && a.Ino != f.Ino {
+				return fmt.Errorf("inode %d, want %d", a.Ino, f.Ino)
+			}
+			return err
+		}, nil},
+	}
+	for i, op := range ops {
+		gate.arm()
+		done := make(chan error, 1)
+		go func() { done <- op.run() }()
+		select {
+		case <-gate.held:
+		case err := <-done:
+			gate.free()
+			t.Fatalf("%s: no device read on a cold mount (err %v): the test no longer tests a load", op.name, err)
+		}
+		mustBeFree(t, fs)
+		must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600 + uint32(i)})).ok(t)
+		gate.free()
+		if err := <-done; err != nil {
+			t.Fatalf("%s: %v", op.name, err)
+		}
+	}
+	if n := fs.Stats().UnlockedMetaLoads; n < 2 {
+		t.Errorf("%d inode blocks and directories loaded without FS.mu, want at least 2", n)
 	}
 	im.check()
 }

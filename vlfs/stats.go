@@ -69,6 +69,9 @@ type counters struct {
 	// unlockedNodeLoads: indirect blocks a Read loaded without FS.mu
 	// (node_unlocked.go)
 	unlockedNodeLoads atomic.Int64
+	// unlockedMetaLoads: inode blocks and directories read-only operations
+	// loaded without FS.mu (meta_unlocked.go)
+	unlockedMetaLoads atomic.Int64
 	// wall-clock latencies (WallStats)
 	wall struct{ fsync, commit, writeOut, plan, volume wallhist.Hist }
 
@@ -117,6 +120,7 @@ func (fs *FS) Stats() Stats {
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
 	s.UnlockedBatches = fs.stats.batchWrites.Load()
 	s.UnlockedNodeLoads = fs.stats.unlockedNodeLoads.Load()
+	s.UnlockedMetaLoads = fs.stats.unlockedMetaLoads.Load()
 	s.SupersededBlocks = fs.stats.supersededBlocks.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
