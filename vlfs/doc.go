@@ -48,7 +48,12 @@
 // write-outs of buffered data release FS.mu while the volume writes each
 // batch (writeout_batch.go); a buffer in flight is never changed in
 // place (ownBufLocked copies it), and buffer identity decides, back under
-// FS.mu, whether the new address is the block's or is freed.
+// FS.mu, whether the new address is the block's or is freed. Read-only
+// operations and Read load metadata blocks the same way, holding only
+// FS.readGate for the device read (meta_unlocked.go, node_unlocked.go):
+// they release FS.mu with FS.unlock (a safe point, below), so after it
+// they look every inode up again and install what they read only if the
+// inode and the pointers that name the block are unchanged.
 // Functions whose name ends in Locked need FS.mu held; the types FS owns
 // (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //

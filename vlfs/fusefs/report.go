@@ -37,11 +37,15 @@ type Report struct {
 	WriteThroughBlocks int64 `json:"write_through_blocks"`
 	// batches of buffered data written with the file system's lock
 	// released, and blocks of them changed meanwhile (written again)
-	UnlockedBatches  int64  `json:"unlocked_batches"`
-	SupersededBlocks int64  `json:"superseded_blocks"`
-	Inodes           int64  `json:"inodes"`
-	FSVersion        uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map
-	Nodes            int64  `json:"nodes"`      // indirect blocks the map names (version 2)
+	UnlockedBatches  int64 `json:"unlocked_batches"`
+	SupersededBlocks int64 `json:"superseded_blocks"`
+	// indirect blocks reads loaded, and inode blocks and directories
+	// lookups, getattrs and readdirs loaded, with the lock released
+	UnlockedNodeLoads int64  `json:"unlocked_node_loads"`
+	UnlockedMetaLoads int64  `json:"unlocked_meta_loads"`
+	Inodes            int64  `json:"inodes"`
+	FSVersion         uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map
+	Nodes             int64  `json:"nodes"`      // indirect blocks the map names (version 2)
 
 	Device      DeviceCounts `json:"device"`
 	Sim         SimTime      `json:"sim"`       // all simulated service time
@@ -133,6 +137,7 @@ func ReportOf(st vlfs.Stats) Report {
 		CoveredSyncs: st.CoveredSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks,
+		UnlockedNodeLoads: st.UnlockedNodeLoads, UnlockedMetaLoads: st.UnlockedMetaLoads,
 		FSVersion: st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,

@@ -16,7 +16,7 @@ func TestReportOf(t *testing.T) {
 	st := vlfs.Stats{
 		Ops:    map[string]vlfs.OpStats{"write": {Count: 3, Bytes: 12288}},
 		Fsyncs: 2, Commits: 1, GroupedSyncs: 1, Utilization: 0.25,
-		UnlockedBatches: 8, SupersededBlocks: 9,
+		UnlockedBatches: 8, SupersededBlocks: 9, UnlockedNodeLoads: 10, UnlockedMetaLoads: 11,
 		Vol: vld.Stats{Writes: 4, Flushes: 1, Checkpoints: 5, LogLength: 6, LogEntries: 7,
 			WriteSim: vld.Breakdown{OverheadMs: 0.4, TransferMs: 1, LocateMs: 2.6},
 			Sim:      vld.Breakdown{OverheadMs: 1, TransferMs: 2, LocateMs: 3, OtherMs: 4},
@@ -36,7 +36,7 @@ func TestReportOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"mean_write_sim_ms":1`, `"locate_ms":3`, `"checkpoints":5`, `"log_length":6`, `"fsyncs":2`, `"utilization":0.25`, `"device_flush":{"count":1`, `"unlocked_batches":8`, `"superseded_blocks":9`} {
+	for _, key := range []string{`"mean_write_sim_ms":1`, `"locate_ms":3`, `"checkpoints":5`, `"log_length":6`, `"fsyncs":2`, `"utilization":0.25`, `"device_flush":{"count":1`, `"unlocked_batches":8`, `"superseded_blocks":9`, `"unlocked_node_loads":10`, `"unlocked_meta_loads":11`} {
 		if !bytes.Contains(b, []byte(key)) {
 			t.Errorf("JSON lacks %s: %s", key, b)
 		}
