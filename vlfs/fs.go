@@ -40,7 +40,8 @@ type FS struct {
 	// loads: set while a read-only operation runs under mu; a metadata
 	// block it needs that is on disk only is then recorded here instead
 	// of read under mu (meta_unlocked.go).
-	loads *deferredLoads
+	loads    *deferredLoads
+	loadsBuf deferredLoads // what loads points at: no allocation per operation
 
 	vol      *vld.Volume
 	opts     Options

@@ -84,9 +84,10 @@ func (fs *FS) readOnlyOp(op func() error) error {
 	fs.lock()
 	defer fs.unlock()
 	for tries := 0; ; tries++ {
-		var l deferredLoads
+		l := &fs.loadsBuf
+		*l = deferredLoads{}
 		if tries < maxDeferredLoads {
-			fs.loads = &l
+			fs.loads = l
 		}
 		err := op()
 		fs.loads = nil

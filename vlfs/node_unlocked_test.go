@@ -125,3 +125,20 @@ func TestMetadataLoadsWithoutLock(t *testing.T) {
 	}
 	im.check()
 }
+
+// BenchmarkLookupGetAttrWarm: a lookup and a getattr of a cached file,
+// the per-operation cost of running them through readOnlyOp.
+func BenchmarkLookupGetAttrWarm(b *testing.B) {
+	im := mountImage(b, newFormatted(b, 16<<20), Options{})
+	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := im.fs.Lookup(RootIno, "f"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := im.fs.GetAttr(f.Ino); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
