@@ -42,6 +42,10 @@ type FS struct {
 	// of read under mu (meta_unlocked.go).
 	loads    *deferredLoads
 	loadsBuf deferredLoads // what loads points at: no allocation per operation
+	// afterUnlockedRead, set by tests before any use, runs after an
+	// unlocked load's device read, before FS.mu is taken again, so that a
+	// test can change what was read meanwhile.
+	afterUnlockedRead func()
 
 	vol      *vld.Volume
 	opts     Options

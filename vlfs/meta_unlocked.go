@@ -136,6 +136,9 @@ func (fs *FS) readUnlocked(addrs []vld.Addr, bufs [][]byte) error {
 	fs.unlock()
 	err := fs.vol.ReadBlocks(addrs, bufs)
 	fs.readGate.RUnlock()
+	if h := fs.afterUnlockedRead; h != nil {
+		h()
+	}
 	fs.lock()
 	return err
 }

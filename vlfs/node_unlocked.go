@@ -82,6 +82,9 @@ func (fs *FS) loadNodeUnlocked(in *inode, miss *nodeMiss) error {
 	fs.unlock()
 	err = fs.readTreeNode(in.ino, miss.k, n)
 	fs.readGate.RUnlock()
+	if h := fs.afterUnlockedRead; h != nil {
+		h()
+	}
 	fs.lock()
 	if err != nil {
 		return err

@@ -3,9 +3,11 @@ package vlfs
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // TestReadLoadsNodesWithoutLock: a read of a cold file whose indirect
@@ -139,6 +141,112 @@ func BenchmarkLookupGetAttrWarm(b *testing.B) {
 		}
 		if _, err := im.fs.GetAttr(f.Ino); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestUnlockedLoadRacesChange: while a read-only operation's load is out
+// without FS.mu, the test changes what it read (afterUnlockedRead): a
+// write to the block the read wants (its indirect block loaded and
+// changed under FS.mu), a new entry in the directory a readdir loads, a
+// chmod of the inode a getattr loads. Each load must be dropped, and the
+// operation answer from the changed state; a stale install would lose the
+// change (the write, the entry, the mode), which the answers, a remount
+// and Check then show.
+func TestUnlockedLoadRacesChange(t *testing.T) {
+	// Version 1 names indirect blocks by address, so a leaf written out
+	// changes its parent; under the node map (2) only the map entry does.
+	for _, v := range []uint32{ondisk.FSVersionAddr, ondisk.FSVersion} {
+		t.Run(fmt.Sprintf("version %d", v), func(t *testing.T) { unlockedLoadRaces(t, v) })
+	}
+}
+
+func unlockedLoadRaces(t *testing.T, version uint32) {
+	im := mountImage(t, newFormattedVersion(t, 64<<20, version), Options{Logf: t.Logf})
+	im.limits = &cacheLimits{inodes: 2, iblks: 64, nodes: 1, dirty: 1000, recent: 64}
+	bs := int64(im.fs.geo.bs)
+	var pads []Ino
+	for i := uint64(0); i < im.fs.geo.ipb; i++ { // d and f in inode blocks of their own
+		pads = append(pads, must(im.fs.Create(RootIno, fmt.Sprintf("pad%d", i), 0o644, 0, 0)).ok(t).Ino)
+	}
+	d := must(im.fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(t)
+	f := must(im.fs.Create(d.Ino, "f", 0o644, 0, 0)).ok(t)
+	for i := uint64(0); i < im.fs.geo.ipb; i++ { // h in an inode block that GetAttr(d) does not load
+		must(im.fs.Create(d.Ino, fmt.Sprintf("pad%d", i), 0o644, 0, 0)).ok(t)
+	}
+	h := must(im.fs.Create(d.Ino, "h", 0o644, 0, 0)).ok(t)
+	off := int64(2100 << 10)
+	must(im.fs.Write(f.Ino, off, bytes.Repeat([]byte{'o'}, int(bs)))).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+
+	cases := []struct {
+		name   string
+		change func(fs *FS)
+		op     func(fs *FS) error
+	}{
+		{"read while the block is rewritten", func(fs *FS) {
+			// Written out, so that the indirect block on the way moves.
+			must(fs.Write(f.Ino, off, bytes.Repeat([]byte{'n'}, int(bs)))).ok(t)
+			must(0, fs.Sync()).ok(t)
+		}, func(fs *FS) error {
+			got := make([]byte, bs)
+			if _, err := fs.Read(f.Ino, off, got); err != nil {
+				return err
+			}
+			if got[0] != 'n' {
+				return fmt.Errorf("read %q, want the write's 'n'", got[:1])
+			}
+			return nil
+		}},
+		{"readdir while an entry is added", func(fs *FS) {
+			must(fs.Create(d.Ino, "g", 0o644, 0, 0)).ok(t)
+		}, func(fs *FS) error {
+			ents, err := fs.ReadDir(d.Ino)
+			if want := 5 + int(im.fs.geo.ipb); err == nil && len(ents) != want {
+				return fmt.Errorf("%d entries, want %d (with g)", len(ents), want)
+			}
+			return err
+		}},
+		{"getattr while the mode changes", func(fs *FS) {
+			// Committed, so that the inode is clean and the cache may
+			// drop it: it is decoded again from the cached inode block.
+			must(fs.SetAttr(h.Ino, SetAttr{Mask: SetMode, Mode: 0o600})).ok(t)
+			must(0, fs.Sync()).ok(t)
+		}, func(fs *FS) error {
+			for range 2 {
+				a, err := fs.GetAttr(h.Ino)
+				if err != nil {
+					return err
+				}
+				if a.Mode&0o777 != 0o600 {
+					return fmt.Errorf("mode %o, want 600", a.Mode&0o777)
+				}
+				for _, p := range pads { // push h out of the two-inode cache
+					must(fs.GetAttr(p)).ok(t)
+				}
+			}
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		im.coldRemount()
+		fs := im.fs
+		must(fs.GetAttr(d.Ino)).ok(t) // the others' inode blocks are loaded, so each case loads one thing
+		var once sync.Once
+		changed := false
+		fs.afterUnlockedRead = func() { once.Do(func() { c.change(fs); changed = true }) }
+		err := c.op(fs)
+		fs.afterUnlockedRead = nil
+		if !changed {
+			t.Fatalf("%s: no unlocked load happened: the test no longer tests one", c.name)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		must(0, fs.Sync()).ok(t)
+		im.remount()
+		if err := c.op(im.fs); err != nil {
+			t.Fatalf("%s, after a remount: %v", c.name, err)
 		}
 	}
 }
