@@ -232,6 +232,7 @@ func unlockedLoadRaces(t *testing.T, version uint32) {
 		im.coldRemount()
 		fs := im.fs
 		must(fs.GetAttr(d.Ino)).ok(t) // the others' inode blocks are loaded, so each case loads one thing
+		must(0, fs.Open(f.Ino)).ok(t)   // f stays in memory: a load into it is installed or dropped, never orphaned
 		var once sync.Once
 		changed := false
 		fs.afterUnlockedRead = func() { once.Do(func() { c.change(fs); changed = true }) }
@@ -243,6 +244,7 @@ func unlockedLoadRaces(t *testing.T, version uint32) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
+		must(0, fs.Release(f.Ino)).ok(t)
 		must(0, fs.Sync()).ok(t)
 		im.remount()
 		if err := c.op(im.fs); err != nil {
