@@ -18,6 +18,7 @@ func (fs *FS) GetAttr(ino Ino) (Attr, error) {
 // extends. The change time is set to now unless SetCtime gives it.
 func (fs *FS) SetAttr(ino Ino, s SetAttr) (Attr, error) {
 	fs.stats.count(opSetAttr, 0)
+	fs.warm([]Ino{ino})
 	if err := fs.lockChange(); err != nil {
 		fs.unlock()
 		return Attr{}, err

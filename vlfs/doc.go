@@ -49,7 +49,8 @@
 // batch (writeout_batch.go); a buffer in flight is never changed in
 // place (ownBufLocked copies it), and buffer identity decides, back under
 // FS.mu, whether the new address is the block's or is freed. Read-only
-// operations and Read load metadata blocks the same way, holding only
+// operations and Read load metadata blocks the same way (and changes warm
+// what they change first, FS.warm), holding only
 // FS.readGate for the device read (meta_unlocked.go, node_unlocked.go):
 // they release FS.mu with FS.unlock (a safe point, below), so after it
 // they look every inode up again and install what they read only if the

@@ -165,3 +165,35 @@ func (fs *FS) installDirLocked(r loadReq, bufs [][]byte) error {
 	fs.stats.unlockedMetaLoads.Add(1)
 	return nil
 }
+
+// dirName is a name in a directory, for warm.
+type dirName struct {
+	dir  Ino
+	name string
+}
+
+// warm loads what a change is about to need, the inodes inos, and the
+// directories of names with the inodes their names lead to, with FS.mu
+// released during the device reads (readOnlyOp), so that the change finds
+// them in memory instead of reading them under FS.mu. It changes nothing
+// and reports nothing: a change that misses anyway (evicted in between)
+// loads under FS.mu as before, and reports its own errors.
+func (fs *FS) warm(inos []Ino, names ...dirName) {
+	fs.readOnlyOp(func() error {
+		for _, ino := range inos {
+			fs.getLocked(ino)
+		}
+		for _, n := range names {
+			d, err := fs.getLocked(n.dir)
+			if err != nil || !d.isDir() {
+				continue
+			}
+			if n.name == "" || isDot(n.name) {
+				fs.dirLocked(d)
+				continue
+			}
+			fs.childLocked(d, n.name)
+		}
+		return nil
+	})
+}

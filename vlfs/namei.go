@@ -48,6 +48,7 @@ func (fs *FS) create(op opKind, e newEntry) (Attr, error) {
 	if err := checkName(e.name); err != nil {
 		return Attr{}, err
 	}
+	fs.warm(nil, dirName{e.dir, e.name}) // the directory, and whether the name is taken
 	var a Attr
 	err := fs.retryNoSpace(func() error {
 		var err error
@@ -189,6 +190,7 @@ func (fs *FS) Link(ino, newDir Ino, newName string) (Attr, error) {
 	if err := checkName(newName); err != nil {
 		return Attr{}, err
 	}
+	fs.warm([]Ino{ino}, dirName{newDir, newName})
 	var a Attr
 	err := fs.retryNoSpace(func() error {
 		var err error
@@ -251,6 +253,7 @@ func (fs *FS) Unlink(dir Ino, name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	fs.warm(nil, dirName{dir, name})
 	if err := fs.lockChange(); err != nil {
 		fs.unlock()
 		return err
@@ -286,6 +289,7 @@ func (fs *FS) Rmdir(dir Ino, name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	fs.warm(nil, dirName{dir, name})
 	if err := fs.lockChange(); err != nil {
 		fs.unlock()
 		return err

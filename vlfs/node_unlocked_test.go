@@ -3,7 +3,7 @@ package vlfs
 import (
 	"bytes"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
@@ -233,12 +233,17 @@ func unlockedLoadRaces(t *testing.T, version uint32) {
 		fs := im.fs
 		must(fs.GetAttr(d.Ino)).ok(t) // the others' inode blocks are loaded, so each case loads one thing
 		must(0, fs.Open(f.Ino)).ok(t)   // f stays in memory: a load into it is installed or dropped, never orphaned
-		var once sync.Once
-		changed := false
-		fs.afterUnlockedRead = func() { once.Do(func() { c.change(fs); changed = true }) }
+		// Once: the change itself may load without FS.mu (warm) and come
+		// through the hook again.
+		var fired atomic.Bool
+		fs.afterUnlockedRead = func() {
+			if fired.CompareAndSwap(false, true) {
+				c.change(fs)
+			}
+		}
 		err := c.op(fs)
 		fs.afterUnlockedRead = nil
-		if !changed {
+		if !fired.Load() {
 			t.Fatalf("%s: no unlocked load happened: the test no longer tests one", c.name)
 		}
 		if err != nil {
@@ -249,6 +254,78 @@ func unlockedLoadRaces(t *testing.T, version uint32) {
 		im.remount()
 		if err := c.op(im.fs); err != nil {
 			t.Fatalf("%s, after a remount: %v", c.name, err)
+		}
+	}
+}
+
+// TestChangesWarmWithoutLock: on a cold mount, a chmod, a create, an
+// unlink and a rename first load the inodes and directories they change
+// with FS.mu released (warm), so a chmod of another file goes on while
+// the device reads. Before, they read them under FS.mu.
+func TestChangesWarmWithoutLock(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	var pads []Ino
+	newPadBlock := func(dir Ino, prefix string) { // fills the rest of an inode block
+		for i := uint64(0); i < im.fs.geo.ipb; i++ {
+			pads = append(pads, must(im.fs.Create(dir, fmt.Sprintf("%s%d", prefix, i), 0o644, 0, 0)).ok(t).Ino)
+		}
+	}
+	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	newPadBlock(RootIno, "pad")
+	d := must(im.fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(t)
+	e := must(im.fs.Mkdir(RootIno, "e", 0o755, 0, 0)).ok(t)
+	newPadBlock(d.Ino, "dpad")
+	h := must(im.fs.Create(d.Ino, "h", 0o644, 0, 0)).ok(t)
+	newPadBlock(e.Ino, "epad")
+	must(0, im.fs.Sync()).ok(t)
+
+	ops := []struct {
+		name string
+		run  func(fs *FS) error
+	}{
+		{"chmod of h", func(fs *FS) error {
+			_, err := fs.SetAttr(h.Ino, SetAttr{Mask: SetMode, Mode: 0o600})
+			return err
+		}},
+		{"create in d", func(fs *FS) error { _, err := fs.Create(d.Ino, "new", 0o644, 0, 0); return err }},
+		{"unlink in d", func(fs *FS) error { return fs.Unlink(d.Ino, "dpad3") }},
+		{"rename from d to e", func(fs *FS) error { return fs.Rename(d.Ino, "dpad4", e.Ino, "moved", 0) }},
+	}
+	for i, op := range ops {
+		im.coldRemount()
+		fs := im.fs
+		must(fs.GetAttr(other.Ino)).ok(t) // the root's inode block: the chmod below needs no read
+		gate.arm()
+		done := make(chan error, 1)
+		go func() { done <- op.run(fs) }()
+		select {
+		case <-gate.held:
+		case err := <-done:
+			gate.free()
+			t.Fatalf("%s: no device read on a cold mount (err %v): the test no longer tests a load", op.name, err)
+		}
+		mustBeFree(t, fs)
+		must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600 + uint32(i)})).ok(t)
+		gate.free()
+		if err := <-done; err != nil {
+			t.Fatalf("%s: %v", op.name, err)
+		}
+		must(0, fs.Sync()).ok(t)
+	}
+	im.remount()
+	if a := must(im.fs.GetAttr(h.Ino)).ok(t); a.Mode&0o777 != 0o600 {
+		t.Errorf("h: mode %o after remount, want 600", a.Mode&0o777)
+	}
+	for _, c := range []struct {
+		dir  Ino
+		name string
+		ok   bool
+	}{{d.Ino, "new", true}, {d.Ino, "dpad3", false}, {d.Ino, "dpad4", false}, {e.Ino, "moved", true}} {
+		_, err := im.fs.Lookup(c.dir, c.name)
+		if (err == nil) != c.ok {
+			t.Errorf("%q in %d: %v, want present=%v", c.name, c.dir, err, c.ok)
 		}
 	}
 }

@@ -18,6 +18,7 @@ func (fs *FS) Rename(oldDir Ino, oldName string, newDir Ino, newName string, fla
 			return fmt.Errorf("rename of %q: %w", n, ErrInvalid)
 		}
 	}
+	fs.warm(nil, dirName{oldDir, oldName}, dirName{newDir, newName})
 	if err := fs.lockChange(); err != nil {
 		fs.unlock()
 		return err

@@ -96,6 +96,7 @@ func (fs *FS) Setxattr(ino Ino, name string, value []byte, flags uint32) error {
 	if err := checkXattrName(name); err != nil {
 		return err
 	}
+	fs.warm([]Ino{ino})
 	if flags&^(XattrCreate|XattrReplace) != 0 || flags == XattrCreate|XattrReplace {
 		return fmt.Errorf("setxattr flags %#x: %w", flags, ErrInvalid)
 	}
@@ -173,6 +174,7 @@ func (fs *FS) Removexattr(ino Ino, name string) error {
 	if err := checkXattrName(name); err != nil {
 		return err
 	}
+	fs.warm([]Ino{ino})
 	if err := fs.lockChange(); err != nil {
 		fs.unlock()
 		return err
