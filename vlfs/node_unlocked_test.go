@@ -232,7 +232,7 @@ func unlockedLoadRaces(t *testing.T, version uint32) {
 		im.coldRemount()
 		fs := im.fs
 		must(fs.GetAttr(d.Ino)).ok(t) // the others' inode blocks are loaded, so each case loads one thing
-		must(0, fs.Open(f.Ino)).ok(t)   // f stays in memory: a load into it is installed or dropped, never orphaned
+		must(0, fs.Open(f.Ino)).ok(t) // f stays in memory: a load into it is installed or dropped, never orphaned
 		// Once: the change itself may load without FS.mu (warm) and come
 		// through the hook again.
 		var fired atomic.Bool
