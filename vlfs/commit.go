@@ -118,7 +118,7 @@ func (fs *FS) commit(seq uint64) error {
 		fs.waitFlightsLocked()
 		locked = time.Now()
 		if round+1 >= commitWriteOutRounds || !fs.unlockedWriteOut() ||
-			fs.reserved*int64(fs.geo.bs) <= commitInlineBytes {
+			fs.pendingBytesLocked(true) <= commitInlineBytes {
 			break
 		}
 		fs.unlock()

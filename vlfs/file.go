@@ -42,26 +42,17 @@ func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 	fs.lock()
 	var p readPlan
 	var n int
-	var err error
-	for loads := 0; ; loads++ {
-		var in *inode
-		if in, err = fs.fileLocked(ino); err != nil {
-			break
-		}
-		var miss *nodeMiss
-		if loads < maxUnlockedNodeLoads {
-			miss = &nodeMiss{}
+	// An inode block or indirect block on the way that is on disk only is
+	// read without FS.mu, then the read is planned again (meta_unlocked.go).
+	err := fs.deferLoadsLocked(func() error {
+		in, err := fs.fileLocked(ino)
+		if err != nil {
+			return err
 		}
 		p = readPlan{}
-		if n, err = fs.planReadLocked(in, uint64(off), buf, &p, miss); err != nil || miss == nil || miss.ptr == 0 {
-			break
-		}
-		// An indirect block on the way is on disk only: read it without
-		// FS.mu (node_unlocked.go) and plan again.
-		if err = fs.loadNodeUnlocked(in, miss); err != nil {
-			break
-		}
-	}
+		n, err = fs.planReadLocked(in, uint64(off), buf, &p)
+		return err
+	})
 	if err != nil || len(p.addrs) == 0 {
 		fs.unlock()
 		fs.stats.count(opRead, n)
@@ -82,7 +73,7 @@ func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 // reading the blocks on disk under FS.mu (for callers that hold it).
 func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
 	var p readPlan
-	n, err := fs.planReadLocked(in, off, buf, &p, nil)
+	n, err := fs.planReadLocked(in, off, buf, &p)
 	if err != nil || len(p.addrs) == 0 {
 		return n, err
 	}
@@ -120,11 +111,8 @@ type readPlan struct {
 type readPart struct{ src, dst []byte }
 
 // planReadLocked copies what is buffered or a hole into buf and plans the
-// rest; it returns the bytes the read returns (up to the file size). Given
-// miss, it reads no indirect block: at the first one not loaded it fills
-// in miss and stops (the plan is then incomplete); without, it loads them
-// under FS.mu.
-func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan, miss *nodeMiss) (int, error) {
+// rest; it returns the bytes the read returns (up to the file size).
+func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (int, error) {
 	if off >= in.d.Size {
 		return 0, nil
 	}
@@ -144,18 +132,9 @@ func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan, mis
 			}
 			continue
 		}
-		var a uint64
-		if miss != nil {
-			var m *nodeMiss
-			if a, m = fs.cachedBmapLocked(in, lbn); m != nil {
-				*miss = *m
-				return n, nil
-			}
-		} else {
-			var err error
-			if a, err = fs.bmapLocked(in, lbn); err != nil {
-				return 0, err
-			}
+		a, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return 0, err
 		}
 		switch {
 		case a == 0:

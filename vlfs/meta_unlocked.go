@@ -7,8 +7,8 @@ import (
 	"github.com/vlfs/vlfs/vld"
 )
 
-// Read-only operations (GetAttr, Lookup, ReadDir) load the metadata they
-// need with FS.mu released. They run under FS.mu with fs.loads set: where
+// Read-only operations (GetAttr, Lookup, ReadDir, the planning of Read)
+// load the metadata they need with FS.mu released. They run under FS.mu with fs.loads set: where
 // one needs an inode block, a directory or an indirect block that is on
 // disk only, the loader records what to read and fails the operation with
 // errDeferredLoad instead of reading under FS.mu. readOnlyOp then reads it
@@ -61,14 +61,14 @@ func (l *deferredLoads) need(r loadReq) error {
 	return errDeferredLoad
 }
 
-// needDir asks for directory in's nb blocks, each by its address through
-// loaded nodes; a node on the way that is on disk only is asked for first.
+// needDir asks for directory in's nb blocks, each by its address; a node
+// on the way that is on disk only is asked for first (nodeLocked defers it).
 func (l *deferredLoads) needDir(fs *FS, in *inode, nb uint64) error {
 	addrs := make([]vld.Addr, nb)
 	for i := range addrs {
-		a, miss := fs.cachedBmapLocked(in, uint64(i))
-		if miss != nil {
-			return l.need(loadReq{kind: loadNode, in: in, miss: *miss})
+		a, err := fs.bmapLocked(in, uint64(i)) // an indirect block on disk only is asked for first
+		if err != nil {
+			return err
 		}
 		if a == 0 {
 			return fmt.Errorf("directory %d: block %d is a hole: %w", in.ino, i, ErrCorrupt)
@@ -83,6 +83,12 @@ func (l *deferredLoads) needDir(fs *FS, in *inode, nb uint64) error {
 func (fs *FS) readOnlyOp(op func() error) error {
 	fs.lock()
 	defer fs.unlock()
+	return fs.deferLoadsLocked(op)
+}
+
+// deferLoadsLocked is readOnlyOp for a caller that holds FS.mu and keeps
+// it after (Read, which then reads its data holding the read gate).
+func (fs *FS) deferLoadsLocked(op func() error) error {
 	for tries := 0; ; tries++ {
 		l := &fs.loadsBuf
 		*l = deferredLoads{}

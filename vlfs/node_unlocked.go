@@ -5,28 +5,23 @@ import "github.com/vlfs/vlfs/vlfs/ondisk"
 // A read that needs an indirect block not in memory used to read it under
 // FS.mu (nodeLocked), so a cold file's first read held every other
 // operation of the mount for a device read: milliseconds on the real-time
-// clock, and more behind a queue of write batches. Read now walks the tree
-// through loaded nodes only (cachedNodeLocked); at the first node missing
-// it releases FS.mu, reads the node with only FS.readGate held, takes
-// FS.mu again and installs the node if the tree still points where it
-// read, then plans again. The gate keeps the address from being reused
+// clock, and more behind a queue of write batches. Read now plans with
+// loads deferred (meta_unlocked.go): at the first node on disk only,
+// nodeLocked records it, and loadNodeUnlocked releases FS.mu, reads the
+// node with only FS.readGate held, takes FS.mu again and installs the
+// node if the tree still points where it read; then the read is planned
+// again. The gate keeps the address from being reused
 // meanwhile (a freed block goes back to the volume only after a commit
 // drains the gate); a node moved or rewritten meanwhile shows as a
 // different pointer (or, for a numbered node, a different map entry), and
 // the copy read is dropped.
 
-// nodeMiss is an indirect block a walk through loaded nodes needed and
-// found on disk only: its key and its parent's pointer to it (an address,
-// or a node number).
+// nodeMiss is an indirect block needed and found on disk only: its key
+// and its parent's pointer to it (an address, or a node number).
 type nodeMiss struct {
 	k   nodeKey
 	ptr uint64
 }
-
-// maxUnlockedNodeLoads bounds the nodes one Read loads without FS.mu; past
-// it, the rest load under FS.mu as before (a read across thousands of
-// leaves, or a tree changing under it, still ends).
-const maxUnlockedNodeLoads = 64
 
 // cachedNodeLocked returns node k of in if it is loaded; else the first
 // node on its path that is on disk but not loaded (miss), or neither (a

@@ -106,21 +106,7 @@ func TestMetadataLoadsWithoutLock(t *testing.T) {
 		}, nil},
 	}
 	for i, op := range ops {
-		gate.arm()
-		done := make(chan error, 1)
-		go func() { done <- op.run() }()
-		select {
-		case <-gate.held:
-		case err := <-done:
-			gate.free()
-			t.Fatalf("%s: no device read on a cold mount (err %v): the test no longer tests a load", op.name, err)
-		}
-		mustBeFree(t, fs)
-		must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600 + uint32(i)})).ok(t)
-		gate.free()
-		if err := <-done; err != nil {
-			t.Fatalf("%s: %v", op.name, err)
-		}
+		loadsWithoutLock(t, gate, fs, other.Ino, uint32(i), op.name, op.run)
 	}
 	if n := fs.Stats().UnlockedMetaLoads; n < 2 {
 		t.Errorf("%d inode blocks and directories loaded without FS.mu, want at least 2", n)
@@ -297,21 +283,7 @@ func TestChangesWarmWithoutLock(t *testing.T) {
 		im.coldRemount()
 		fs := im.fs
 		must(fs.GetAttr(other.Ino)).ok(t) // the root's inode block: the chmod below needs no read
-		gate.arm()
-		done := make(chan error, 1)
-		go func() { done <- op.run(fs) }()
-		select {
-		case <-gate.held:
-		case err := <-done:
-			gate.free()
-			t.Fatalf("%s: no device read on a cold mount (err %v): the test no longer tests a load", op.name, err)
-		}
-		mustBeFree(t, fs)
-		must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600 + uint32(i)})).ok(t)
-		gate.free()
-		if err := <-done; err != nil {
-			t.Fatalf("%s: %v", op.name, err)
-		}
+		loadsWithoutLock(t, gate, fs, other.Ino, uint32(i), op.name, func() error { return op.run(fs) })
 		must(0, fs.Sync()).ok(t)
 	}
 	im.remount()
@@ -327,5 +299,28 @@ func TestChangesWarmWithoutLock(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Errorf("%q in %d: %v, want present=%v", c.name, c.dir, err, c.ok)
 		}
+	}
+}
+
+// loadsWithoutLock runs op with gate armed on reads: op must reach the
+// device (else the test no longer tests a load), FS.mu must be free while
+// it waits there, and a chmod of other (in memory) must go through
+// meanwhile; then op must succeed.
+func loadsWithoutLock(t *testing.T, gate *opGate, fs *FS, other Ino, i uint32, name string, op func() error) {
+	t.Helper()
+	gate.arm()
+	done := make(chan error, 1)
+	go func() { done <- op() }()
+	select {
+	case <-gate.held:
+	case err := <-done:
+		gate.free()
+		t.Fatalf("%s: no device read on a cold mount (err %v): the test no longer tests a load", name, err)
+	}
+	mustBeFree(t, fs)
+	must(fs.SetAttr(other, SetAttr{Mask: SetMode, Mode: 0o600 + i})).ok(t)
+	gate.free()
+	if err := <-done; err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 }

@@ -62,12 +62,7 @@ func (fs *FS) writeOutData(keep int64, zeros bool) error {
 	}
 	fs.mu.Lock() // not fs.lock/unlock between batches: no cache shrinking, no early write-out mid-way
 	defer fs.unlock()
-	pending := func() int64 {
-		if zeros {
-			return fs.reserved * int64(fs.geo.bs) // buffered blocks and reservations
-		}
-		return fs.dirtyBytes
-	}
+	pending := func() int64 { return fs.pendingBytesLocked(zeros) }
 	if pending() <= keep {
 		return nil
 	}
@@ -94,6 +89,16 @@ func (fs *FS) writeOutData(keep int64, zeros bool) error {
 		}
 	}
 	return nil
+}
+
+// pendingBytesLocked is what a write-out has to write: the buffered bytes,
+// and with zeros the reservations too (a commit writes them as zero
+// blocks).
+func (fs *FS) pendingBytesLocked(zeros bool) int64 {
+	if zeros {
+		return fs.reserved * int64(fs.geo.bs) // buffered blocks and reservations
+	}
+	return fs.dirtyBytes
 }
 
 // flyLocked writes a picked batch with FS.mu released during the volume's
