@@ -33,6 +33,7 @@ type allocator struct {
 	// sweep is the cylinder the last write went to; searches run forward
 	// from the head, wrapping, never backwards (section 4.2).
 	decisions int64
+	runs      *runIndex // longest free run per track and cylinder (alloc_runs.go)
 }
 
 func newAllocator(l *disk.Layout, threshold float64) *allocator {
@@ -48,6 +49,7 @@ func newAllocator(l *disk.Layout, threshold float64) *allocator {
 		threshold: threshold,
 		active:    -1,
 		free:      nb,
+		runs:      newRunIndex(nt, l.Model().Surfaces, l.NumCylinders()),
 	}
 	a.freeNow.Store(nb)
 	for t := 0; t < nt; t++ {
@@ -59,6 +61,12 @@ func newAllocator(l *disk.Layout, threshold float64) *allocator {
 			a.cylEmpty[c]++
 			a.empty++
 		}
+		a.runs.longest[t] = n
+		leaf := &a.runs.tree[a.runs.size+c]
+		*leaf = max(*leaf, n)
+	}
+	for i := a.runs.size - 1; i >= 1; i-- {
+		a.runs.tree[i] = max(a.runs.tree[2*i], a.runs.tree[2*i+1])
 	}
 	return a
 }
@@ -73,6 +81,7 @@ func (a *allocator) markUsed(b int64) bool {
 	}
 	a.used[b>>6] |= 1 << (uint(b) & 63)
 	t := a.l.TrackOf(b)
+	a.runs.touch(t)
 	c, _ := a.l.CylSurf(t)
 	if a.trackFree[t] == a.trackCap[t] {
 		a.empty--
@@ -92,6 +101,7 @@ func (a *allocator) markFree(b int64) bool {
 	}
 	a.used[b>>6] &^= 1 << (uint(b) & 63)
 	t := a.l.TrackOf(b)
+	a.runs.touch(t)
 	c, _ := a.l.CylSurf(t)
 	a.trackFree[t]++
 	a.cylFree[c]++
@@ -109,12 +119,7 @@ func (a *allocator) markFree(b int64) bool {
 
 // freeRun reports whether blocks [b, b+n) are all free.
 func (a *allocator) freeRun(b int64, n int) bool {
-	for i := int64(0); i < int64(n); i++ {
-		if a.isUsed(b + i) {
-			return false
-		}
-	}
-	return true
+	return a.nextUsed(b, b+int64(n)) < 0
 }
 
 // nextFree returns the first free block in [from, to), or -1. It skips
@@ -122,6 +127,24 @@ func (a *allocator) freeRun(b int64, n int) bool {
 func (a *allocator) nextFree(from, to int64) int64 {
 	for b := from; b < to; {
 		w := ^a.used[b>>6] >> (uint(b) & 63)
+		if w == 0 {
+			b = (b | 63) + 1
+			continue
+		}
+		b += int64(bits.TrailingZeros64(w))
+		if b < to {
+			return b
+		}
+		return -1
+	}
+	return -1
+}
+
+// nextUsed returns the first used block in [from, to), or -1, a word at a
+// time.
+func (a *allocator) nextUsed(from, to int64) int64 {
+	for b := from; b < to; {
+		w := a.used[b>>6] >> (uint(b) & 63)
 		if w == 0 {
 			b = (b | 63) + 1
 			continue
@@ -159,6 +182,9 @@ func (a *allocator) check() error {
 			empty++
 			cylEmpty[c]++
 		}
+	}
+	if err := a.checkRuns(); err != nil {
+		return err
 	}
 	if free != a.free || empty != a.empty {
 		return fmt.Errorf("allocator: free %d/%d, empty tracks %d/%d (counted/recorded): %w", free, a.free, empty, a.empty, ErrCorrupt)

@@ -26,15 +26,14 @@ func (a *allocator) holeOK(t int, f holeFilter) bool {
 // ignores the fill threshold: holes are what it is for.
 func (a *allocator) chooseHole(h disk.Head, startMs float64, f holeFilter) choice {
 	a.decisions++
-	ncyl := a.l.NumCylinders()
 	best := noChoice
-	for c := h.Cyl; c < ncyl; c++ {
+	for c := a.nextCyl(h.Cyl, 1); c >= 0; c = a.nextCyl(c+1, 1) {
 		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
 			return best
 		}
 		best = a.bestHoleInCylinder(c, h, startMs, f, best)
 	}
-	for c := 0; c < h.Cyl && c < ncyl && best.block < 0; c++ {
+	for c := a.nextCyl(0, 1); c >= 0 && c < h.Cyl && best.block < 0; c = a.nextCyl(c+1, 1) {
 		best = a.bestHoleInCylinder(c, h, startMs, f, best)
 	}
 	return best

@@ -94,9 +94,10 @@ func (a *allocator) onActive(h disk.Head, startMs float64, n int, w window) choi
 }
 
 func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill bool) choice {
-	ncyl := a.l.NumCylinders()
 	best := noChoice
-	for c := h.Cyl; c < ncyl; c++ {
+	// Only cylinders with a run of n on some track can take the write
+	// (runIndex); the others are skipped, not priced.
+	for c := a.nextCyl(h.Cyl, n); c >= 0; c = a.nextCyl(c+1, n) {
 		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
 			return best
 		}
@@ -106,7 +107,7 @@ func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill b
 		return best
 	}
 	// Nothing ahead: the sweep starts again at the first cylinder.
-	for c := 0; c < h.Cyl && c < ncyl; c++ {
+	for c := a.nextCyl(0, n); c >= 0 && c < h.Cyl; c = a.nextCyl(c+1, n) {
 		if best = a.bestInCylinder(c, h, startMs, n, w, fill, best); best.block >= 0 {
 			return best
 		}
@@ -132,7 +133,7 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 	nt := a.l.NumTracks()
 	for s := 0; s < m.Surfaces; s++ {
 		t := a.l.TrackOfCylSurf(c, s)
-		if t < 0 || t >= nt || a.trackFree[t] < int32(n) || !a.mayPlace(w, t) {
+		if t < 0 || t >= nt || !a.mayHold(t, n) || !a.mayPlace(w, t) {
 			continue
 		}
 		if !fill && a.avoidEmpty && a.trackFree[t] == a.trackCap[t] {
@@ -188,13 +189,13 @@ func (a *allocator) mechMs(h disk.Head, cyl, surf int) float64 {
 // passes under the head at or after time arriveMs, and the rotational wait
 // until it does (ms). Runs do not wrap past the track's last block.
 func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
-	start := a.l.TrackStart(t)
+	g := a.l.Track(t)
+	start := g.Start
 	nb := int64(a.trackCap[t])
-	rot := a.l.Model().RotationMs()
-	bf := a.l.BlockMs(t) / rot
-	p0 := a.l.BlockPhase(start)
+	rot := a.l.RotationMs()
+	bf := g.BlockMs / rot
 	arrive := frac(arriveMs / rot)
-	rel := frac(arrive - p0)
+	rel := frac(arrive - g.Phase(0))
 	k := int64(math.Ceil(rel/bf - 1e-9))
 	if k >= nb {
 		k = 0
@@ -210,17 +211,23 @@ func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
 	if b < 0 {
 		return -1, 0
 	}
-	wait := frac(a.l.BlockPhase(b)-arrive) * rot
+	wait := frac(g.Phase(b-start)-arrive) * rot
 	return b, wait
 }
 
 // runFrom returns the first b in [from, to) with [b, b+n) free and b+n <= to
 // or the end of the track, whichever the caller passed as to.
 func (a *allocator) runFrom(from, to int64, n int) int64 {
-	for b := a.nextFree(from, to); b >= 0 && b+int64(n) <= to; b = a.nextFree(b+1, to) {
-		if n == 1 || a.freeRun(b, n) {
+	for b := a.nextFree(from, to); b >= 0 && b+int64(n) <= to; {
+		u := int64(-1)
+		if n > 1 {
+			u = a.nextUsed(b+1, b+int64(n))
+		}
+		if u < 0 {
 			return b
 		}
+		// No run of n starts before the used block: skip past it.
+		b = a.nextFree(u+1, to)
 	}
 	return -1
 }

@@ -170,3 +170,89 @@ func BenchmarkAllocatorDecision(b *testing.B) {
 		})
 	}
 }
+
+// bruteBestRun is the oracle for runs: the cheapest start of n free blocks
+// on one track, by the disk model's PositionMs, over the cylinders the
+// one-way sweep may use.
+func bruteBestRun(a *allocator, h disk.Head, start float64, n int) (int64, float64) {
+	best, bestCost := int64(-1), math.Inf(1)
+	l := a.l
+	for t := 0; t < l.NumTracks(); t++ {
+		if c, _ := l.CylSurf(t); c < h.Cyl {
+			continue
+		}
+		s, e := l.TrackStart(t), l.TrackStart(t)+int64(l.TrackBlocks(t))
+		for b := s; b+int64(n) <= e; b++ {
+			if !a.freeRun(b, n) {
+				continue
+			}
+			if cost := l.PositionMs(h, start, b, true); cost < bestCost {
+				best, bestCost = b, cost
+			}
+		}
+	}
+	return best, bestCost
+}
+
+// TestAllocatorRunsMatchOracle checks multi-block choices on fragmented
+// disks up to 99 % full, where the run index (alloc_runs.go) skips most
+// cylinders: skipping must never miss the cheapest run.
+func TestAllocatorRunsMatchOracle(t *testing.T) {
+	m := testModel(t, "st19101")
+	l, err := disk.NewLayout(m, 4096, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := *seedFlag
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (replay with -vld.seed)", seed)
+	rng := rand.New(rand.NewSource(seed))
+	compared := 0
+	for _, util := range []float64{0.3, 0.8, 0.95, 0.99} {
+		a := newAllocator(l, -1)
+		for b := int64(0); b < l.NumBlocks(); b++ {
+			if rng.Float64() < util {
+				a.markUsed(b)
+			}
+		}
+		for i := 0; i < 200; i++ {
+			n := 2 + rng.Intn(12)
+			if util > 0.9 {
+				n = 2 + rng.Intn(2) // longer runs hardly exist
+			}
+			h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
+			start := rng.Float64() * 1000
+			c := a.choose(h, start, n, window{})
+			ob, oc := bruteBestRun(a, h, start, n)
+			if ob < 0 {
+				if c.block >= 0 {
+					if cyl, _ := l.CylSurf(l.TrackOf(c.block)); cyl >= h.Cyl {
+						t.Fatalf("util %.2f n %d: chose %d ahead of the head, oracle found nothing", util, n, c.block)
+					}
+				}
+				continue
+			}
+			compared++
+			got := l.PositionMs(h, start, c.block, true)
+			if c.block < 0 || got > oc+1e-9 || !a.freeRun(c.block, n) {
+				t.Fatalf("util %.2f n %d head %+v t=%.3f: chose %d (%.4f ms), oracle %d (%.4f ms)", util, n, h, start, c.block, got, ob, oc)
+			}
+			// Take the run, and free a few blocks elsewhere, so the index
+			// is checked after changes too.
+			for j := 0; j < n; j++ {
+				a.markUsed(c.block + int64(j))
+			}
+			for j := 0; j < n; j++ {
+				a.markFree(rng.Int63n(l.NumBlocks()))
+			}
+		}
+		if err := a.check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if compared < 200 {
+		t.Fatalf("only %d choices had an oracle answer to compare with", compared)
+	}
+}

@@ -2,7 +2,6 @@ package vld
 
 import (
 	"fmt"
-	"math/bits"
 )
 
 // LFS placement (PlaceLFS): the classic log of the MIT Logical Disk that
@@ -218,22 +217,4 @@ func (v *Volume) LFSStats() LFSStats {
 		return LFSStats{}
 	}
 	return v.place.lfs.st
-}
-
-// nextUsed returns the first used block in [from, to), or -1, a word at a
-// time.
-func (a *allocator) nextUsed(from, to int64) int64 {
-	for b := from; b < to; {
-		w := a.used[b>>6] >> (uint(b) & 63)
-		if w == 0 {
-			b = (b | 63) + 1
-			continue
-		}
-		b += int64(bits.TrailingZeros64(w))
-		if b < to {
-			return b
-		}
-		return -1
-	}
-	return -1
 }
