@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync/atomic"
+	"time"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -33,7 +34,11 @@ type allocator struct {
 	// sweep is the cylinder the last write went to; searches run forward
 	// from the head, wrapping, never backwards (section 4.2).
 	decisions int64
-	runs      *runIndex // longest free run per track and cylinder (alloc_runs.go)
+	// searchNs is the time spent choosing places (it does no I/O, so it
+	// is CPU time) and placed the blocks taken since the volume opened
+	// (Volume.Stats reports their ratio: issue 32's cost per block).
+	searchNs, placed int64
+	runs             *runIndex // longest free run per track and cylinder (alloc_runs.go)
 }
 
 func newAllocator(l *disk.Layout, threshold float64) *allocator {
@@ -90,6 +95,7 @@ func (a *allocator) markUsed(b int64) bool {
 	a.trackFree[t]--
 	a.cylFree[c]--
 	a.free--
+	a.placed++
 	a.freeNow.Store(a.free)
 	return true
 }
@@ -157,6 +163,13 @@ func (a *allocator) nextUsed(from, to int64) int64 {
 	}
 	return -1
 }
+
+// timed adds the time since t0 to the search time: defer a.timed(time.Now()).
+func (a *allocator) timed(t0 time.Time) { a.searchNs += int64(time.Since(t0)) }
+
+// resetCost forgets the placements counted so far (the blocks recovery
+// marked in use were found, not placed).
+func (a *allocator) resetCost() { a.searchNs, a.placed = 0, 0 }
 
 // check recomputes the counters from the bitmap.
 func (a *allocator) check() error {

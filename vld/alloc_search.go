@@ -2,6 +2,7 @@ package vld
 
 import (
 	"math"
+	"time"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -58,6 +59,7 @@ var noChoice = choice{block: -1, cost: math.Inf(1)}
 // free blocks remain). Taking whichever of the two is reached sooner would
 // scatter writes over many empty tracks a few blocks each and use them up.
 func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice {
+	defer a.timed(time.Now())
 	a.decisions++
 	if a.avoidEmpty {
 		if c := a.search(h, startMs, n, w, false); c.block >= 0 {

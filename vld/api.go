@@ -119,10 +119,14 @@ type Stats struct {
 	TotalBlocks, FreeBlocks   int64
 	Clock                     string // "simulated" (virtual) or "real-time"
 	AllocDecisions            int64  // placement decisions made
-	BatchPolicy               string // Options.Batch as ParseBatch reads it
-	BatchBlocks               int    // write batch size in force, blocks; 0 = FIFO
-	Placement                 string // eager, inplace, lfs or range (place_policy.go)
-	HeadModel                 string // what eager placement writes by (head.go)
+	// AllocNs is the time placement decisions took (CPU: they do no I/O),
+	// AllocBlocks the blocks placed; their ratio is the allocator's cost
+	// per block, which must not grow with fullness (issue 32).
+	AllocNs, AllocBlocks int64
+	BatchPolicy          string // Options.Batch as ParseBatch reads it
+	BatchBlocks          int    // write batch size in force, blocks; 0 = FIFO
+	Placement            string // eager, inplace, lfs or range (place_policy.go)
+	HeadModel            string // what eager placement writes by (head.go)
 	// Wall-clock time of each device write request and each flush
 	// (fdatasync of an image file), as histograms.
 	WriteWall, FlushWall wallhist.Snapshot

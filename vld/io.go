@@ -244,6 +244,7 @@ func (v *Volume) Start() error {
 	}
 	v.phase = phaseRun
 	v.alloc.active = -1
+	defer v.alloc.resetCost() // the mount found its blocks; it placed none
 	// A block the newest group covers must keep its contents until a newer
 	// group is logged, even when the client no longer references it:
 	// recovery compares it with the group's covers (vlog.covered).

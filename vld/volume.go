@@ -158,6 +158,7 @@ func (v *Volume) Stats() Stats {
 		s.Clock = "real-time"
 	}
 	s.AllocDecisions = v.alloc.decisions
+	s.AllocNs, s.AllocBlocks = v.alloc.searchNs, v.alloc.placed
 	s.Placement = v.place.policy.String()
 	s.HeadModel = v.HeadModel()
 	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch

@@ -63,6 +63,11 @@ type Report struct {
 	BatchBlocks int     `json:"batch_blocks"` // its batch size in blocks; 0 = FIFO
 	Placement   string  `json:"placement"`    // fixed at mkfs (docs/placement.md)
 	HeadModel   string  `json:"head_model"`   // what placement writes by (vlfs mount --head)
+	// The allocator: decisions made, blocks placed, and CPU (wall time of
+	// the searches, which do no I/O) per block placed.
+	AllocDecisions  int64   `json:"alloc_decisions"`
+	AllocBlocks     int64   `json:"alloc_blocks"`
+	AllocNsPerBlock float64 `json:"alloc_ns_per_block"`
 
 	Compactor *CompactorReport `json:"compactor,omitempty"` // nil: off (report_compactor.go)
 
@@ -145,11 +150,15 @@ func ReportOf(st vlfs.Stats) Report {
 		LogEntries: v.LogEntries, LogLength: v.LogLength, Checkpoints: v.Checkpoints,
 		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
 		Placement: v.Placement, HeadModel: v.HeadModel,
+		AllocDecisions: v.AllocDecisions, AllocBlocks: v.AllocBlocks,
 		Compactor: compactorReport(st.Compactor),
 		Wall:      wallLatency(st),
 	}
 	for k, o := range st.Ops {
 		r.Ops[k] = OpBytes{o.Count, o.Bytes}
+	}
+	if v.AllocBlocks > 0 {
+		r.AllocNsPerBlock = float64(v.AllocNs) / float64(v.AllocBlocks)
 	}
 	if v.Writes > 0 {
 		r.MeanWriteMs = v.WriteSim.Total() / float64(v.Writes)

@@ -81,6 +81,7 @@ func (r Report) textSpace(w io.Writer) {
 		r.LogEntries, r.LogLength, r.Checkpoints)
 	fmt.Fprintf(w, "write batching\t%s, %d blocks per batch, reads first between batches\n", r.BatchPolicy, r.BatchBlocks)
 	fmt.Fprintf(w, "placement\t%s, head model %s\n", r.Placement, r.HeadModel)
+	fmt.Fprintf(w, "allocation\t%.0f ns CPU per block placed (%d blocks, %d decisions)\n", r.AllocNsPerBlock, r.AllocBlocks, r.AllocDecisions)
 }
 
 func (r Report) textFUSE(w io.Writer) {

@@ -1,0 +1,44 @@
+package vld
+
+import "testing"
+
+// The allocator's cost per block counts the blocks writes placed and the
+// time their searches took, not the blocks a mount finds in use.
+func TestStatsAllocationCost(t *testing.T) {
+	v, dev := newTestVolume(t, "st19101", 64<<20, Options{})
+	data := [][]byte{block(v.bs, 1), block(v.bs, 2), block(v.bs, 3)}
+	addrs, err := v.WriteBlocks(data, WriteOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := v.Stats()
+	if st.AllocBlocks < int64(len(data)) || st.AllocNs <= 0 || st.AllocDecisions <= 0 {
+		t.Fatalf("after %d blocks written: %d placed, %d ns, %d decisions", len(data), st.AllocBlocks, st.AllocNs, st.AllocDecisions)
+	}
+	commitAndCheck(t, v, addrs, 1)
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(keepOpen{dev}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, a := range addrs {
+		if err := w.MarkLive(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.AllocBlocks != 0 || st.AllocNs != 0 {
+		t.Fatalf("freshly mounted: %d blocks placed, %d ns counted; the mount found its blocks, it placed none", st.AllocBlocks, st.AllocNs)
+	}
+	if _, err := w.WriteBlocks(data[:1], WriteOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.AllocBlocks != 1 {
+		t.Fatalf("one block written after the mount: %d counted", st.AllocBlocks)
+	}
+}
