@@ -36,6 +36,7 @@ type mountArgs struct {
 	blkdev        string
 	logFile       string
 	installHelper string
+	cpuProfile    string // --cpuprofile: the daemon's CPU profile, written at unmount
 
 	fuse  fusefs.Options
 	fsOpt vlfs.Options
@@ -76,6 +77,7 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 	fl.BoolVar(&a.background, "background", false, "run as a daemon: return once the mount is ready")
 	fl.BoolVar(&a.debug, "debug", false, "log every FUSE request (to stderr or --log)")
 	fl.StringVar(&a.logFile, "log", "", "append the daemon's log to this file (default: stderr; discarded with --background)")
+	fl.StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) of the daemon to this file, from mount to unmount")
 	fl.StringVar(&a.installHelper, "install-helper", "", "write DIR/mount.fuse.vlfs so that mount(8) and /etc/fstab can mount type fuse.vlfs, and exit")
 	for _, name := range []string{"n", "s", "v"} { // mount(8) passes these to helpers
 		fl.Bool(name, false, "ignored (mount(8) compatibility)")

@@ -77,6 +77,11 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 		fsys.Close()
 		return fail(fmt.Errorf("FUSE mount on %s failed: %w (needs /dev/fuse and fusermount3)", dir, err))
 	}
+	if stop, err := startCPUProfile(a.cpuProfile); err != nil {
+		logger.Printf("cpu profile: %v", err)
+	} else {
+		defer stop()
+	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -258,6 +263,13 @@ func (a *mountArgs) daemonArgs() ([]string, error) {
 	}
 	if a.debug {
 		args = append(args, "--debug")
+	}
+	if a.cpuProfile != "" {
+		p, err := filepath.Abs(a.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--cpuprofile", p)
 	}
 	return append(args, "--", img, dir), nil
 }

@@ -76,7 +76,7 @@ func TestMountBufferOptions(t *testing.T) {
 }
 
 func TestDaemonArgsRoundTrip(t *testing.T) {
-	a, code := parseMountArgs([]string{"-o", "ro", "--clock", "real", "--debug", "i.img", "m"}, &strings.Builder{})
+	a, code := parseMountArgs([]string{"-o", "ro", "--clock", "real", "--debug", "--cpuprofile", "cpu.pprof", "i.img", "m"}, &strings.Builder{})
 	if code != exitOK {
 		t.Fatal(code)
 	}
@@ -86,7 +86,8 @@ func TestDaemonArgsRoundTrip(t *testing.T) {
 	}
 	b, code := parseMountArgs(args[1:], &strings.Builder{})
 	if code != exitOK || b.background || !b.debug || b.clock != "real" || !b.fuse.ReadOnly ||
-		!filepath.IsAbs(b.image) || !filepath.IsAbs(b.dir) || !reflect.DeepEqual(b.opts, a.opts) {
+		!filepath.IsAbs(b.image) || !filepath.IsAbs(b.dir) || !reflect.DeepEqual(b.opts, a.opts) ||
+		!filepath.IsAbs(b.cpuProfile) || filepath.Base(b.cpuProfile) != "cpu.pprof" {
 		t.Fatalf("daemon args %q parse to %+v", args, b)
 	}
 }
