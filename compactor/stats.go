@@ -24,6 +24,12 @@ type Stats struct {
 
 	EmptyTracks  int // at the last look
 	TargetTracks int // the goal
+	// Stuck says why the compactor stopped short of its target the last
+	// time it ran out of work (no track it can empty, or no hole left to
+	// move blocks into: a disk too full to compact); "" while it makes
+	// progress or has reached the target. Issue 32: at 90-99 % a user must
+	// be told when the compactor cannot help.
+	Stuck string
 }
 
 func (s *Stats) addStep(ms float64) {

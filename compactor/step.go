@@ -166,6 +166,7 @@ func (c *Compactor) choose() (done bool, err error) {
 	target := c.cfg.targetTracks(len(c.k.space))
 	c.update(func(s *Stats) { s.EmptyTracks, s.TargetTracks = c.k.empty, target })
 	if c.k.empty >= target {
+		c.update(func(s *Stats) { s.Stuck = "" })
 		return true, nil
 	}
 	unindexed := false
@@ -195,6 +196,9 @@ func (c *Compactor) choose() (done bool, err error) {
 		c.retried = true
 		return false, nil
 	}
+	c.update(func(s *Stats) {
+		s.Stuck = fmt.Sprintf("no track it can empty (%d of %d empty tracks): every candidate holds blocks being written or not yet committed", c.k.empty, target)
+	})
 	return true, nil
 }
 
@@ -223,7 +227,11 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 			return false, err
 		}
 		ms = c.t.NowMs() - t0
-		c.update(func(s *Stats) { s.addStep(ms); s.NoHoles++ })
+		c.update(func(s *Stats) {
+			s.addStep(ms)
+			s.NoHoles++
+			s.Stuck = fmt.Sprintf("no hole left to move blocks into (%d of %d empty tracks): the disk is too full to compact", c.k.empty, c.cfg.targetTracks(len(c.k.space)))
+		})
 		return true, nil
 	case err != nil:
 		return false, fmt.Errorf("compactor: moving blocks of track %d: %w", c.src, err)
@@ -306,7 +314,7 @@ func (c *Compactor) finishTrack() error {
 	}
 	switch {
 	case len(live) == 0 && pinned == 0:
-		c.update(func(s *Stats) { s.TracksEmptied++ })
+		c.update(func(s *Stats) { s.TracksEmptied++; s.Stuck = "" })
 	case len(live) == 0 && c.unsettled > 0:
 		// The old copies of its moved blocks are freed by the commit.
 		c.settling = append(c.settling, src)

@@ -127,3 +127,34 @@ func TestSettleDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestStuckSaysWhy: on a disk too full to reach its target the compactor
+// stops and Stats.Stuck says why; one that reaches its target says
+// nothing.
+func TestStuckSaysWhy(t *testing.T) {
+	d, ref := fragmented(t, nil, 8<<20, 0.97, 3)
+	c, err := New(Logical(d), Config{TargetEmpty: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Compact(nil); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Stats()
+	t.Logf("97%% full, target 90%% of tracks empty: %d empty, stuck: %q", s.EmptyTracks, s.Stuck)
+	if s.EmptyTracks >= s.TargetTracks || s.Stuck == "" {
+		t.Fatalf("unreachable target: %d of %d empty tracks, stuck %q", s.EmptyTracks, s.TargetTracks, s.Stuck)
+	}
+	checkContents(t, d, ref)
+
+	d, _ = fragmented(t, nil, 8<<20, 0.5, 3)
+	if c, err = New(Logical(d), Config{TargetEmpty: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Compact(nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Stats(); s.EmptyTracks < s.TargetTracks || s.Stuck != "" {
+		t.Fatalf("reachable target: %d of %d empty tracks, stuck %q", s.EmptyTracks, s.TargetTracks, s.Stuck)
+	}
+}

@@ -23,6 +23,10 @@ type CompactorReport struct {
 	Interrupted       int64   `json:"interrupted"` // requests that waited for a step in flight
 	InterferenceMs    float64 `json:"interference_wall_ms"`
 	MaxInterferenceMs float64 `json:"max_interference_wall_ms"`
+	NoHoles           int64   `json:"no_holes"`       // moves refused: no hole left
+	TracksSkipped     int64   `json:"tracks_skipped"` // candidates passed over
+	// Stuck: why it last stopped short of its target ("" = it has not)
+	Stuck string `json:"stuck,omitempty"`
 }
 
 func compactorReport(s *compactor.Stats) *CompactorReport {
@@ -34,6 +38,7 @@ func compactorReport(s *compactor.Stats) *CompactorReport {
 		Steps: s.Steps, WorkMs: s.WorkMs, ReadMs: s.ReadMs, IndexMs: s.IndexMs, MaxStepMs: s.MaxStepMs,
 		IdleIntervals: s.IdleIntervals, Interrupted: s.Interrupted,
 		InterferenceMs: s.InterferenceMs, MaxInterferenceMs: s.MaxInterferenceMs,
+		NoHoles: s.NoHoles, TracksSkipped: s.TracksSkipped, Stuck: s.Stuck,
 	}
 }
 
@@ -52,4 +57,7 @@ func (r Report) textCompactor(w io.Writer) {
 	fmt.Fprintf(w, "  tracks emptied\t%d\t(empty now %d, target %d)\n", c.TracksEmptied, c.EmptyTracks, c.TargetTracks)
 	fmt.Fprintf(w, "  time used\t%.1f ms simulated\t(%d steps, longest %.1f ms; reading %.1f ms, indexing %.1f ms)\n", c.WorkMs, c.Steps, c.MaxStepMs, c.ReadMs, c.IndexMs)
 	fmt.Fprintf(w, "  interference\t%d requests waited\t(%.1f ms wall in all, at most %.1f ms)\n", c.Interrupted, c.InterferenceMs, c.MaxInterferenceMs)
+	if c.Stuck != "" {
+		fmt.Fprintf(w, "  stuck\t%s\t(%d moves found no hole, %d tracks skipped)\n", c.Stuck, c.NoHoles, c.TracksSkipped)
+	}
 }
