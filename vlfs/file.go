@@ -171,6 +171,10 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 	var over bool
 	var thru throughBlocks
 	err := fs.retryNoSpace(func() error {
+		if len(data) > 0 {
+			bs := uint64(fs.geo.bs)
+			fs.warmPathsLocked(ino, uint64(off)/bs, (uint64(off)+uint64(len(data))-1)/bs)
+		}
 		var err error
 		thru, err = fs.writeThroughLocked(ino, uint64(off), data)
 		over = fs.dirtyBytes-thru.bytes(fs.geo.bs) > fs.opts.DirtyLimitBytes

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // Read-only operations (GetAttr, Lookup, ReadDir, the planning of Read)
@@ -184,6 +185,30 @@ type dirName struct {
 // them in memory instead of reading them under FS.mu. It changes nothing
 // and reports nothing: a change that misses anyway (evicted in between)
 // loads under FS.mu as before, and reports its own errors.
+// warmPathsLocked loads the inode of ino and the indirect blocks on the
+// paths of its blocks [first, last] that exist on disk only, with FS.mu
+// released during each device read (deferLoadsLocked), so that the write
+// that follows finds them cached. It changes nothing, so running again
+// after a load is safe; it reports nothing either: the write that follows
+// meets any error itself. One lookup per leaf: a leaf's path is the path
+// of all its blocks.
+func (fs *FS) warmPathsLocked(ino Ino, first, last uint64) {
+	fs.deferLoadsLocked(func() error {
+		in, err := fs.getLocked(ino)
+		if err != nil || !in.isReg() {
+			return err
+		}
+		for lbn := max(first, ondisk.NumDirect); lbn <= last && lbn < fs.geo.maxBlock; {
+			if _, err := fs.bmapLocked(in, lbn); err != nil {
+				return err
+			}
+			_, slot := fs.geo.leafKey(lbn)
+			lbn += fs.geo.per - slot // the next leaf's first block
+		}
+		return nil
+	})
+}
+
 func (fs *FS) warm(inos []Ino, names ...dirName) {
 	fs.readOnlyOp(func() error {
 		for _, ino := range inos {

@@ -265,6 +265,9 @@ func TestChangesWarmWithoutLock(t *testing.T) {
 	newPadBlock(d.Ino, "dpad")
 	h := must(im.fs.Create(d.Ino, "h", 0o644, 0, 0)).ok(t)
 	newPadBlock(e.Ino, "epad")
+	big := must(im.fs.Create(RootIno, "big", 0o644, 0, 0)).ok(t) // a block behind an indirect leaf
+	leafBlock := int64(ondisk.NumDirect+5) * int64(im.fs.geo.bs)
+	must(im.fs.Write(big.Ino, leafBlock, make([]byte, im.fs.geo.bs))).ok(t)
 	must(0, im.fs.Sync()).ok(t)
 
 	ops := []struct {
@@ -278,15 +281,25 @@ func TestChangesWarmWithoutLock(t *testing.T) {
 		{"create in d", func(fs *FS) error { _, err := fs.Create(d.Ino, "new", 0o644, 0, 0); return err }},
 		{"unlink in d", func(fs *FS) error { return fs.Unlink(d.Ino, "dpad3") }},
 		{"rename from d to e", func(fs *FS) error { return fs.Rename(d.Ino, "dpad4", e.Ino, "moved", 0) }},
+		{"write behind an indirect leaf", func(fs *FS) error {
+			_, err := fs.Write(big.Ino, leafBlock+int64(fs.geo.bs), bytes.Repeat([]byte{7}, fs.geo.bs))
+			return err
+		}},
 	}
 	for i, op := range ops {
 		im.coldRemount()
 		fs := im.fs
 		must(fs.GetAttr(other.Ino)).ok(t) // the root's inode block: the chmod below needs no read
+		must(fs.GetAttr(big.Ino)).ok(t)   // and big's: the write's first read is its leaf
 		loadsWithoutLock(t, gate, fs, other.Ino, uint32(i), op.name, func() error { return op.run(fs) })
 		must(0, fs.Sync()).ok(t)
 	}
 	im.remount()
+	got := make([]byte, im.fs.geo.bs)
+	must(im.fs.Read(big.Ino, leafBlock+int64(im.fs.geo.bs), got)).ok(t)
+	if !bytes.Equal(got, bytes.Repeat([]byte{7}, im.fs.geo.bs)) {
+		t.Errorf("big: the block written behind the leaf reads back %x...", got[:8])
+	}
 	if a := must(im.fs.GetAttr(h.Ino)).ok(t); a.Mode&0o777 != 0o600 {
 		t.Errorf("h: mode %o after remount, want 600", a.Mode&0o777)
 	}
