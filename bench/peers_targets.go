@@ -39,16 +39,8 @@ type peersEnv struct {
 // skips its rows with a note saying why and how to get it.
 func probePeers(cfg PeersConfig) peersEnv {
 	env := peersEnv{skip: map[string]string{}}
-	skip := func(what, why string) {
-		env.skip[what] = why
-		env.notes = append(env.notes, fmt.Sprintf("skipped %s: %s", what, why))
-	}
-	fuseWhy := ""
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		fuseWhy = "no /dev/fuse"
-	} else if _, err := exec.LookPath("fusermount3"); err != nil {
-		fuseWhy = "fusermount3 not installed (package fuse3)"
-	}
+	skip := env.skipper()
+	fuseWhy := fuseUnavailable()
 	for _, t := range []string{PeerFuse2fs, PeerLoopback, PeerVLFS} {
 		if fuseWhy != "" {
 			skip(t, fuseWhy)
@@ -77,6 +69,25 @@ func probePeers(cfg PeersConfig) peersEnv {
 	return env
 }
 
+// skipper returns a function that skips what, saying why in a note.
+func (env *peersEnv) skipper() func(what, why string) {
+	return func(what, why string) {
+		env.skip[what] = why
+		env.notes = append(env.notes, fmt.Sprintf("skipped %s: %s", what, why))
+	}
+}
+
+// fuseUnavailable says why FUSE mounts cannot be made here, or "".
+func fuseUnavailable() string {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return "no /dev/fuse"
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		return "fusermount3 not installed (package fuse3)"
+	}
+	return ""
+}
+
 // startTarget makes a fresh instance of the named target under cfg.WorkDir.
 func startTarget(cfg PeersConfig, name string) (peerTarget, error) {
 	base, err := os.MkdirTemp(cfg.WorkDir, "vlfs-peers-"+name+"-")
@@ -93,6 +104,8 @@ func startTarget(cfg PeersConfig, name string) (peerTarget, error) {
 		t, err = startLoopback(cfg, base)
 	case PeerVLFS:
 		t, err = startVLFS(cfg, base)
+	case FullExt4:
+		t, err = startExt4Loop(cfg, base)
 	default:
 		err = fmt.Errorf("unknown target %q", name)
 	}
