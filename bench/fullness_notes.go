@@ -16,8 +16,8 @@ func emptyRatios(rows []map[string]any) {
 		}
 	}
 	pairs := [][2]string{
-		{"files_200k_s", "files_200k_x_empty"}, {"files_4k_s", "files_4k_x_empty"},
-		{"creates_s", "creates_x_empty"}, {"unlinks_s", "unlinks_x_empty"},
+		{"write200k_ops_s", "write200k_x_empty"}, {"write4k_ops_s", "write4k_x_empty"},
+		{"create_ops_s", "create_x_empty"}, {"unlink_ops_s", "unlink_x_empty"},
 		{"server_cpu_ms_per_block", "server_cpu_per_block_x_empty"},
 		{"alloc_cpu_ms_per_block", "alloc_cpu_per_block_x_empty"},
 	}
@@ -40,7 +40,7 @@ func fullnessNotes(cfg FullnessConfig, rows []map[string]any) []string {
 		"clocks: every column is on the wall clock except sim_*, which are on the simulated clock (params.column_clocks names each); vlfs runs on the virtual disk clock, so its wall figures are the software's cost, not the disk's",
 		fmt.Sprintf("fill: each target is made once and filled level by level with files of 1 B to 1 MiB (log-uniform sizes, seed %d), each written, fsync'd and closed on its own, 1,000 to a directory, until statfs says the level's share of the blocks is in use (used_pct, after the fill)", cfg.Seed),
 		fmt.Sprintf("room: the fill stops %d bytes short of the capacity (fill_pct is where it stopped), so that the measurement's 64 200 KB files, 64 4 KiB files and creates fit: at 99 %% of a small image the fill is lower than the level", FullnessRoom),
-		fmt.Sprintf("phases at each level, %v each: files_200k_s and files_4k_s write, fsync and close 200,000- and 4,096-byte files over 64 names in turn (O_TRUNC); creates_s makes empty files (open O_CREAT|O_EXCL, close; at most %d), unlinks_s removes them; the level's files are removed before the next fill", cfg.Duration, fullCreates),
+		fmt.Sprintf("phases at each level, %v each: write200k_ops_s and write4k_ops_s write, fsync and close 200,000- and 4,096-byte files over 64 names in turn (O_TRUNC; a first, untimed pass creates the 64 files, so every timed write is an overwrite); create_ops_s makes empty files (open O_CREAT|O_EXCL, close; at most %d), unlink_ops_s removes them; the level's files are removed before the next fill", cfg.Duration, fullCreates),
 		"*_x_empty: the row's figure over the same target's at level 0 in this run",
 		"cpu_ms_per_*: this process's user+system CPU per operation (the calling thread's system calls and, for vlfs, its server in the same process); server_cpu_ms_per_*: vlfs's server alone (the process less the calling thread, which runs locked to its own thread); ext4's kernel threads (journal, loop device) are not counted",
 		"server_cpu_ms_per_block: vlfs's server CPU over the two write phases per block the volume wrote; alloc_cpu_ms_per_block: the allocator's own CPU per allocated block, from the volume's counters (issue 32 item 1), \"-\" (null) while the volume does not count it",
@@ -49,8 +49,8 @@ func fullnessNotes(cfg FullnessConfig, rows []map[string]any) []string {
 	}
 	for _, target := range []string{FullVLFSOn, FullVLFSOff} {
 		notes = append(notes,
-			ratioGoal(rows, target, 80, "files_200k_x_empty", "200 KB write+fsync files/s at 80 % full at least 0.7x the empty image's", 0.7, false),
-			ratioGoal(rows, target, 95, "files_200k_x_empty", "200 KB write+fsync files/s at 95 % full at least 0.5x the empty image's", 0.5, false),
+			ratioGoal(rows, target, 80, "write200k_x_empty", "200 KB write+fsync files/s at 80 % full at least 0.7x the empty image's", 0.7, false),
+			ratioGoal(rows, target, 95, "write200k_x_empty", "200 KB write+fsync files/s at 95 % full at least 0.5x the empty image's", 0.5, false),
 			cpuGoal(rows, target),
 			simGoal(rows, target))
 	}

@@ -47,7 +47,7 @@ func fullLevels(cfg FullnessConfig, t peerTarget, name string) ([]map[string]any
 		row["target"], row["level_pct"], row["fill_pct"], row["used_pct"] = name, level*100, goal*100, st.used()*100
 		row["fill_files"], row["fill_ms"] = fill.files, fillMs
 		cfg.Logf("fullness: %-18s %5.1f%%: 200 KB %7.1f files/s, 4 KiB %7.1f files/s, %8.1f creates/s, %8.1f unlinks/s",
-			name, st.used()*100, row["files_200k_s"], row["files_4k_s"], row["creates_s"], row["unlinks_s"])
+			name, st.used()*100, row["write200k_ops_s"], row["write4k_ops_s"], row["create_ops_s"], row["unlink_ops_s"])
 		rows = append(rows, row)
 	}
 	return rows, nil
@@ -98,11 +98,11 @@ func measureLevel(cfg FullnessConfig, t peerTarget, dir string) (map[string]any,
 	for _, p := range []struct {
 		key string
 		r   phaseResult
-	}{{"200k", large}, {"4k", small}, {"create", creates}, {"unlink", unlinks}} {
+	}{{"write200k", large}, {"write4k", small}, {"create", creates}, {"unlink", unlinks}} {
 		p.r.addTo(row, p.key)
 	}
-	row["files_200k_s"], row["files_4k_s"] = large.rate(), small.rate()
-	row["creates_s"], row["unlinks_s"] = creates.rate(), unlinks.rate()
+	row["write200k_ops_s"], row["write4k_ops_s"] = large.rate(), small.rate()
+	row["create_ops_s"], row["unlink_ops_s"] = creates.rate(), unlinks.rate()
 	blockCosts(row, large, small)
 	return row, nil
 }
@@ -210,7 +210,7 @@ func perOpMs(d time.Duration, ops int64) float64 { return float64(d) / 1e6 / flo
 // server) and, for vlfs's write phases, the server's.
 func (r phaseResult) addTo(row map[string]any, key string) {
 	row["cpu_ms_per_"+key] = perOpMs(r.procCPU, r.ops)
-	if r.isVLFS && (key == "200k" || key == "4k") {
+	if r.isVLFS && (key == "write200k" || key == "write4k") {
 		row["server_cpu_ms_per_"+key] = perOpMs(r.serverCPU(), r.ops)
 	}
 }
