@@ -3,8 +3,6 @@ package bench
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld"
@@ -78,14 +76,9 @@ func volStats(t peerTarget) (vld.Stats, bool) {
 type ext4LoopTarget struct{ base, img, mnt string }
 
 func startExt4Loop(cfg PeersConfig, base string) (peerTarget, error) {
-	t := &ext4LoopTarget{base: base, img: filepath.Join(base, "ext4.img"), mnt: filepath.Join(base, "mnt")}
-	if err := makeImage(t.img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
-		return nil, err
-	}
-	if err := mkfsExt4(t.img); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(t.mnt, 0o755); err != nil {
+	t := &ext4LoopTarget{base: base}
+	var err error
+	if t.img, t.mnt, err = prepareExt4(cfg, base); err != nil {
 		return nil, err
 	}
 	if err := kernelExt4().mountUpper(t.img, t.mnt); err != nil {
@@ -103,15 +96,10 @@ func (t *ext4LoopTarget) dir() string               { return t.mnt }
 func (t *ext4LoopTarget) dropCaches() error         { return dropFile(t.img) }
 func (t *ext4LoopTarget) counters() *serverSnapshot { return nil }
 
-// stop unmounts, retrying while a file closed a moment ago still holds
-// the mount, and removes the image.
+// stop unmounts (the loop device detaches itself) and removes the image.
 func (t *ext4LoopTarget) stop() error {
-	var err error
-	for range 50 {
-		if err = kernelExt4().unmountUpper(t.mnt); err == nil {
-			return os.RemoveAll(t.base)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := whileBusy(func() error { return kernelExt4().unmountUpper(t.mnt) }); err != nil {
+		return err
 	}
-	return err
+	return os.RemoveAll(t.base)
 }

@@ -125,18 +125,26 @@ func (n *nativeTarget) dropCaches() error         { return dropTree(n.root) }
 func (n *nativeTarget) counters() *serverSnapshot { return nil }
 func (n *nativeTarget) stop() error               { return os.RemoveAll(n.root) }
 
+// prepareExt4 makes an image of cfg's size under base formatted as ext4
+// (base/ext4.img) and a mount point for it (base/mnt).
+func prepareExt4(cfg PeersConfig, base string) (img, mnt string, err error) {
+	img, mnt = filepath.Join(base, "ext4.img"), filepath.Join(base, "mnt")
+	if err := makeImage(img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
+		return "", "", err
+	}
+	if err := mkfsExt4(img); err != nil {
+		return "", "", err
+	}
+	return img, mnt, os.Mkdir(mnt, 0o755)
+}
+
 // fuse2fsTarget is an ext4 image file mounted by fuse2fs.
 type fuse2fsTarget struct{ base, img, mnt string }
 
 func startFuse2fs(cfg PeersConfig, base string) (peerTarget, error) {
-	t := &fuse2fsTarget{base: base, img: filepath.Join(base, "ext4.img"), mnt: filepath.Join(base, "mnt")}
-	if err := makeImage(t.img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
-		return nil, err
-	}
-	if err := mkfsExt4(t.img); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(t.mnt, 0o755); err != nil {
+	t := &fuse2fsTarget{base: base}
+	var err error
+	if t.img, t.mnt, err = prepareExt4(cfg, base); err != nil {
 		return nil, err
 	}
 	if out, err := exec.Command("fuse2fs", t.img, t.mnt).CombinedOutput(); err != nil {
@@ -221,15 +229,25 @@ func (t *loopbackTarget) stop() error {
 // fusermountU unmounts a FUSE mount, retrying while it is busy (a file
 // closed a moment ago may still be released).
 func fusermountU(dir string) error {
-	var out []byte
+	return whileBusy(func() error {
+		if out, err := exec.Command("fusermount3", "-u", dir).CombinedOutput(); err != nil {
+			return fmt.Errorf("fusermount3 -u %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	})
+}
+
+// whileBusy retries an unmount for up to 5 s while it fails: a file
+// closed a moment ago may still hold the mount. It returns the last error.
+func whileBusy(unmount func() error) error {
 	var err error
-	for i := 0; i < 50; i++ {
-		if out, err = exec.Command("fusermount3", "-u", dir).CombinedOutput(); err == nil {
+	for range 50 {
+		if err = unmount(); err == nil {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("fusermount3 -u %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+	return err
 }
 
 // makeImage creates an image file of size bytes for fuse2fs or vlfs:

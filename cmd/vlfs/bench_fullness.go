@@ -42,16 +42,10 @@ func runBenchFullness(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return exitUsage
 	}
-	set := map[string]bool{}
-	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {
-		if !set["size"] {
-			*size = "256MiB"
-		}
-		if !set["duration"] {
-			*duration = time.Second
-		}
-		*simUpdates = quickSamples(fl, "sim-updates", *simUpdates, 500)
+		quickDefault(fl, "size", size, "256MiB")
+		quickDefault(fl, "duration", duration, time.Second)
+		quickDefault(fl, "sim-updates", simUpdates, 500)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "vlfs bench fullness: %v\n", err)
