@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -62,24 +63,30 @@ type FullnessConfig struct {
 	Logf       func(format string, args ...any)
 }
 
-// fullnessColumns are the row keys; the clock of each is in
-// fullnessClocks.
-var fullnessColumns = []string{
-	"target", "level_pct", "fill_pct", "used_pct", "fill_files", "fill_ms",
-	"write200k_ops_s", "write200k_x_empty", "write4k_ops_s", "write4k_x_empty",
-	"create_ops_s", "create_x_empty", "unlink_ops_s", "unlink_x_empty",
-	"cpu_ms_per_write200k", "cpu_ms_per_write4k", "cpu_ms_per_create", "cpu_ms_per_unlink",
-	"server_cpu_ms_per_write200k", "server_cpu_ms_per_write4k",
-	"server_cpu_ms_per_block", "server_cpu_per_block_x_empty",
-	"alloc_cpu_ms_per_block", "alloc_cpu_per_block_x_empty",
-	"sim_utilization", "sim_update_ms", "sim_model_ms", "sim_diff_pct",
+// fullnessParams are the rows' parameters: what was measured, not on a
+// clock.
+func fullnessParams() []string {
+	return []string{"target", "level_pct", "fill_pct", "used_pct", "fill_files", "fill_bytes"}
+}
+
+// fullnessColumns are the row keys: the parameters, then the measured
+// columns, whose clocks fullnessClocks names.
+func fullnessColumns() []string {
+	return append(fullnessParams(), "fill_ms",
+		"write200k_ops_s", "write200k_x_empty", "write4k_ops_s", "write4k_x_empty",
+		"create_ops_s", "create_x_empty", "unlink_ops_s", "unlink_x_empty",
+		"cpu_ms_per_write200k", "cpu_ms_per_write4k", "cpu_ms_per_create", "cpu_ms_per_unlink",
+		"server_cpu_ms_per_write200k", "server_cpu_ms_per_write4k",
+		"server_cpu_ms_per_block", "server_cpu_per_block_x_empty",
+		"alloc_cpu_ms_per_block", "alloc_cpu_per_block_x_empty",
+		"sim_utilization", "sim_update_ms", "sim_model_ms", "sim_diff_pct")
 }
 
 // fullnessClocks names the clock of every measured column, for the report
 // (params.column_clocks) and its reader: one report holds both.
 func fullnessClocks() map[string]string {
 	m := map[string]string{}
-	for _, c := range fullnessColumns[5:] { // after the parameters
+	for _, c := range fullnessColumns()[len(fullnessParams()):] {
 		m[c] = ClockWall
 		if strings.HasPrefix(c, "sim_") {
 			m[c] = ClockSimulated
@@ -122,6 +129,10 @@ func RunFullness(cfg FullnessConfig) (*Report, error) {
 	return rep, nil
 }
 
+// levelPct is a level as the percentage rows name it, rounded so that
+// 0.07 is 7, not 7.000000000000001, and rows of one level compare equal.
+func levelPct(level float64) float64 { return math.Round(level*1e6) / 1e4 }
+
 // checkLevels sorts the levels and rejects one outside [0, 1).
 func checkLevels(in []float64) ([]float64, error) {
 	if len(in) == 0 {
@@ -154,7 +165,7 @@ func fullnessReport(cfg FullnessConfig) *Report {
 			"max_creates": fullCreates, "column_clocks": fullnessClocks(),
 			"date": time.Now().UTC().Format(time.RFC3339),
 		},
-		Columns: fullnessColumns,
+		Columns: fullnessColumns(),
 	}
 	rep.Disk["preset"] = cfg.DiskName
 	return rep

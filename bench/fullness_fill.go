@@ -96,23 +96,25 @@ func writeFsync(p string, data []byte) error {
 }
 
 // fsSpace is what statfs says of a file system's blocks.
-type fsSpace struct{ blocks, free, bsize uint64 }
+type fsSpace struct{ blocks, avail, bsize uint64 }
 
 func statFS(dir string) (fsSpace, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		return fsSpace{}, fmt.Errorf("statfs %s: %w", dir, err)
 	}
-	return fsSpace{blocks: st.Blocks, free: st.Bfree, bsize: uint64(st.Bsize)}, nil
+	return fsSpace{blocks: st.Blocks, avail: st.Bavail, bsize: uint64(st.Bsize)}, nil
 }
 
-// used is the fraction of the blocks in use: free counts blocks root may
-// still use (ext4's reserve included), as the bench runs as root.
+// used is the fraction of the blocks not available to an application
+// (f_bavail): ext4 counts its reserved clusters, which no one may write,
+// as free (f_bfree), and a fill that went by them ran out of space at
+// 98 %. vlfs's f_bavail is its f_bfree.
 func (s fsSpace) used() float64 {
 	if s.blocks == 0 {
 		return 0
 	}
-	return float64(s.blocks-s.free) / float64(s.blocks)
+	return float64(s.blocks-min(s.avail, s.blocks)) / float64(s.blocks)
 }
 
 func (s fsSpace) capacity() int64 { return int64(s.blocks * s.bsize) }

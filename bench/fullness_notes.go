@@ -45,7 +45,8 @@ func fullnessNotes(cfg FullnessConfig, rows []map[string]any) []string {
 		"cpu_ms_per_*: this process's user+system CPU per operation (the calling thread's system calls and, for vlfs, its server in the same process); server_cpu_ms_per_*: vlfs's server alone (the process less the calling thread, which runs locked to its own thread); ext4's kernel threads (journal, loop device) are not counted",
 		"server_cpu_ms_per_block: vlfs's server CPU over the two write phases per block the volume wrote; alloc_cpu_ms_per_block: the allocator's own CPU per allocated block, from the volume's counters (issue 32 item 1), \"-\" (null) while the volume does not count it",
 		"sim_*: bench updates' eager points on the simulated disk (a logical disk, random synchronous 4 KiB updates of a file filling sim_utilization of it; 0 % updates a one-block file): sim_update_ms is their mean, sim_model_ms formula (2)'s prediction (controller overhead + transfer of the block and its log entry + formula (2)'s locate time), sim_diff_pct the difference; compactor on = measured right after an offline compactor run, off = the fragmented steady state",
-		"vlfs-compactor-on runs the mount's background compactor on the real clock (it works whenever no request has arrived for its idle delay); ext4 is the kernel's, mkfs.ext4 -b 4096, over a loop device of an image of the same size",
+		"vlfs-compactor-on runs the mount's background compactor on the real clock (it works whenever no request has arrived for its idle delay); ext4 is the kernel's, mkfs.ext4 -b 4096 -m 0, over a loop device of an image of the same size",
+		"used_pct is 1 - f_bavail/f_blocks: what an application can no longer write; ext4's reserved clusters (up to 16 MiB that no one may write) count as used, so an empty 1 GiB ext4 image reads 1.6 %",
 	}
 	for _, target := range []string{FullVLFSOn, FullVLFSOff} {
 		notes = append(notes,

@@ -44,8 +44,8 @@ func fullLevels(cfg FullnessConfig, t peerTarget, name string) ([]map[string]any
 		if err != nil {
 			return nil, fmt.Errorf("at %g%%: %w", level*100, err)
 		}
-		row["target"], row["level_pct"], row["fill_pct"], row["used_pct"] = name, level*100, goal*100, st.used()*100
-		row["fill_files"], row["fill_ms"] = fill.files, fillMs
+		row["target"], row["level_pct"], row["fill_pct"], row["used_pct"] = name, levelPct(level), goal*100, st.used()*100
+		row["fill_files"], row["fill_bytes"], row["fill_ms"] = fill.files, fill.bytes, fillMs
 		cfg.Logf("fullness: %-18s %5.1f%%: 200 KB %7.1f files/s, 4 KiB %7.1f files/s, %8.1f creates/s, %8.1f unlinks/s",
 			name, st.used()*100, row["write200k_ops_s"], row["write4k_ops_s"], row["create_ops_s"], row["unlink_ops_s"])
 		rows = append(rows, row)

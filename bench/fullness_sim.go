@@ -41,7 +41,7 @@ func fullnessSim(cfg FullnessConfig) (map[simKey]map[string]any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[simKey{target, u * 100}] = map[string]any{
+			out[simKey{target, levelPct(u)}] = map[string]any{
 				"sim_utilization": u, "sim_update_ms": mean, "sim_model_ms": model, "sim_diff_pct": diffPct(mean, model),
 			}
 		}

@@ -78,7 +78,10 @@ type ext4LoopTarget struct{ base, img, mnt string }
 func startExt4Loop(cfg PeersConfig, base string) (peerTarget, error) {
 	t := &ext4LoopTarget{base: base}
 	var err error
-	if t.img, t.mnt, err = prepareExt4(cfg, base); err != nil {
+	// No blocks reserved for root (-m 0): the fill counts what an
+	// application may use (statfs's f_bavail), and ext4 then withholds
+	// only what no one may use (its reserved clusters, up to 4096).
+	if t.img, t.mnt, err = prepareExt4(cfg, base, "-m", "0"); err != nil {
 		return nil, err
 	}
 	if err := kernelExt4().mountUpper(t.img, t.mnt); err != nil {

@@ -126,13 +126,14 @@ func (n *nativeTarget) counters() *serverSnapshot { return nil }
 func (n *nativeTarget) stop() error               { return os.RemoveAll(n.root) }
 
 // prepareExt4 makes an image of cfg's size under base formatted as ext4
-// (base/ext4.img) and a mount point for it (base/mnt).
-func prepareExt4(cfg PeersConfig, base string) (img, mnt string, err error) {
+// (base/ext4.img; mkfs.ext4 with mkfsArgs) and a mount point for it
+// (base/mnt).
+func prepareExt4(cfg PeersConfig, base string, mkfsArgs ...string) (img, mnt string, err error) {
 	img, mnt = filepath.Join(base, "ext4.img"), filepath.Join(base, "mnt")
 	if err := makeImage(img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
 		return "", "", err
 	}
-	if err := mkfsExt4(img); err != nil {
+	if err := mkfsExt4(img, mkfsArgs...); err != nil {
 		return "", "", err
 	}
 	return img, mnt, os.Mkdir(mnt, 0o755)
