@@ -76,7 +76,7 @@ func fullnessColumns() []string {
 		"write200k_ops_s", "write200k_x_empty", "write4k_ops_s", "write4k_x_empty",
 		"create_ops_s", "create_x_empty", "unlink_ops_s", "unlink_x_empty",
 		"cpu_ms_per_write200k", "cpu_ms_per_write4k", "cpu_ms_per_create", "cpu_ms_per_unlink",
-		"server_cpu_ms_per_write200k", "server_cpu_ms_per_write4k",
+		"server_cpu_ms_per_write200k", "server_cpu_ms_per_write4k", "server_cpu_ms_per_create", "server_cpu_ms_per_unlink",
 		"server_cpu_ms_per_block", "server_cpu_per_block_x_empty",
 		"alloc_cpu_ms_per_block", "alloc_cpu_per_block_x_empty",
 		"sim_utilization", "sim_update_ms", "sim_model_ms", "sim_diff_pct")

@@ -207,10 +207,10 @@ func perOpMs(d time.Duration, ops int64) float64 { return float64(d) / 1e6 / flo
 
 // addTo puts the phase's CPU per operation in row: the process's (all of
 // it: for ext4 the kernel's work in the calls, for vlfs that and the
-// server) and, for vlfs's write phases, the server's.
+// server) and, for vlfs, the server's.
 func (r phaseResult) addTo(row map[string]any, key string) {
 	row["cpu_ms_per_"+key] = perOpMs(r.procCPU, r.ops)
-	if r.isVLFS && (key == "write200k" || key == "write4k") {
+	if r.isVLFS {
 		row["server_cpu_ms_per_"+key] = perOpMs(r.serverCPU(), r.ops)
 	}
 }
