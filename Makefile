@@ -12,7 +12,7 @@ FUZZTIME  ?= 30s
 FUZZMINIMIZE ?= 5s
 DEB_PKGS  := fuse3 fio fuse2fs e2fsprogs stress-ng
 
-.PHONY: all build deps test test-race test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers loopback figures clean
+.PHONY: all build deps test test-race test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers bench-fullness loopback figures clean
 .PHONY: crashtest
 
 all: build
@@ -131,6 +131,18 @@ bench-peers: deps build loopback
 	./bin/vlfs bench peers --loopback bin/vlfs-loopback --json $(PEERS_FLAGS) > $(PEERS_OUT).tmp
 	mv $(PEERS_OUT).tmp $(PEERS_OUT)
 	./bin/vlfs bench show $(PEERS_OUT)
+
+# bench-fullness: issue 32's fullness bench alone (vlfs with the compactor
+# on and off and the kernel's ext4 over a loop device, filled to 0-99 %;
+# root for the loop device), its JSON where make figures reads it;
+# FULLNESS_FLAGS=--quick for a short run (with FULLNESS_OUT elsewhere: a
+# quick run's JSON does not belong in docs/results).
+FULLNESS_OUT ?= docs/results/fullness.json
+bench-fullness: deps build
+	@mkdir -p $(dir $(FULLNESS_OUT))
+	./bin/vlfs bench fullness --json $(FULLNESS_FLAGS) > $(FULLNESS_OUT).tmp
+	mv $(FULLNESS_OUT).tmp $(FULLNESS_OUT)
+	./bin/vlfs bench show $(FULLNESS_OUT)
 
 # bench: the whole benchmark suite (tools/figures/run-bench.sh), each
 # report saved as docs/results/NAME.json with its table on stdout, then the

@@ -137,10 +137,11 @@ func (e logicalEnv) unmountUpper(dir string) error {
 
 // mkfsExt4 formats disk with 4 KiB blocks (mke2fs picks 1 KiB for small
 // disks, which would turn every block write into read-modify-write) and no
-// lazy initialisation (no background writes during the measurement).
-func mkfsExt4(disk string) error {
-	out, err := exec.Command("mkfs.ext4", "-q", "-F", "-b", "4096",
-		"-E", "lazy_itable_init=0,lazy_journal_init=0", disk).CombinedOutput()
+// lazy initialisation (no background writes during the measurement);
+// extra goes to mkfs.ext4 before the disk.
+func mkfsExt4(disk string, extra ...string) error {
+	args := append([]string{"-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0"}, extra...)
+	out, err := exec.Command("mkfs.ext4", append(args, disk)...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("mkfs.ext4 %s: %v: %s", disk, err, strings.TrimSpace(string(out)))
 	}

@@ -39,16 +39,8 @@ type peersEnv struct {
 // skips its rows with a note saying why and how to get it.
 func probePeers(cfg PeersConfig) peersEnv {
 	env := peersEnv{skip: map[string]string{}}
-	skip := func(what, why string) {
-		env.skip[what] = why
-		env.notes = append(env.notes, fmt.Sprintf("skipped %s: %s", what, why))
-	}
-	fuseWhy := ""
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		fuseWhy = "no /dev/fuse"
-	} else if _, err := exec.LookPath("fusermount3"); err != nil {
-		fuseWhy = "fusermount3 not installed (package fuse3)"
-	}
+	skip := env.skipper()
+	fuseWhy := fuseUnavailable()
 	for _, t := range []string{PeerFuse2fs, PeerLoopback, PeerVLFS} {
 		if fuseWhy != "" {
 			skip(t, fuseWhy)
@@ -77,6 +69,25 @@ func probePeers(cfg PeersConfig) peersEnv {
 	return env
 }
 
+// skipper returns a function that skips what, saying why in a note.
+func (env *peersEnv) skipper() func(what, why string) {
+	return func(what, why string) {
+		env.skip[what] = why
+		env.notes = append(env.notes, fmt.Sprintf("skipped %s: %s", what, why))
+	}
+}
+
+// fuseUnavailable says why FUSE mounts cannot be made here, or "".
+func fuseUnavailable() string {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return "no /dev/fuse"
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		return "fusermount3 not installed (package fuse3)"
+	}
+	return ""
+}
+
 // startTarget makes a fresh instance of the named target under cfg.WorkDir.
 func startTarget(cfg PeersConfig, name string) (peerTarget, error) {
 	base, err := os.MkdirTemp(cfg.WorkDir, "vlfs-peers-"+name+"-")
@@ -93,6 +104,8 @@ func startTarget(cfg PeersConfig, name string) (peerTarget, error) {
 		t, err = startLoopback(cfg, base)
 	case PeerVLFS:
 		t, err = startVLFS(cfg, base)
+	case FullExt4:
+		t, err = startExt4Loop(cfg, base)
 	default:
 		err = fmt.Errorf("unknown target %q", name)
 	}
@@ -112,18 +125,27 @@ func (n *nativeTarget) dropCaches() error         { return dropTree(n.root) }
 func (n *nativeTarget) counters() *serverSnapshot { return nil }
 func (n *nativeTarget) stop() error               { return os.RemoveAll(n.root) }
 
+// prepareExt4 makes an image of cfg's size under base formatted as ext4
+// (base/ext4.img; mkfs.ext4 with mkfsArgs) and a mount point for it
+// (base/mnt).
+func prepareExt4(cfg PeersConfig, base string, mkfsArgs ...string) (img, mnt string, err error) {
+	img, mnt = filepath.Join(base, "ext4.img"), filepath.Join(base, "mnt")
+	if err := makeImage(img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
+		return "", "", err
+	}
+	if err := mkfsExt4(img, mkfsArgs...); err != nil {
+		return "", "", err
+	}
+	return img, mnt, os.Mkdir(mnt, 0o755)
+}
+
 // fuse2fsTarget is an ext4 image file mounted by fuse2fs.
 type fuse2fsTarget struct{ base, img, mnt string }
 
 func startFuse2fs(cfg PeersConfig, base string) (peerTarget, error) {
-	t := &fuse2fsTarget{base: base, img: filepath.Join(base, "ext4.img"), mnt: filepath.Join(base, "mnt")}
-	if err := makeImage(t.img, cfg.Sizes.ImageBytes, cfg.SparseImages); err != nil {
-		return nil, err
-	}
-	if err := mkfsExt4(t.img); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(t.mnt, 0o755); err != nil {
+	t := &fuse2fsTarget{base: base}
+	var err error
+	if t.img, t.mnt, err = prepareExt4(cfg, base); err != nil {
 		return nil, err
 	}
 	if out, err := exec.Command("fuse2fs", t.img, t.mnt).CombinedOutput(); err != nil {
@@ -208,15 +230,25 @@ func (t *loopbackTarget) stop() error {
 // fusermountU unmounts a FUSE mount, retrying while it is busy (a file
 // closed a moment ago may still be released).
 func fusermountU(dir string) error {
-	var out []byte
+	return whileBusy(func() error {
+		if out, err := exec.Command("fusermount3", "-u", dir).CombinedOutput(); err != nil {
+			return fmt.Errorf("fusermount3 -u %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	})
+}
+
+// whileBusy retries an unmount for up to 5 s while it fails: a file
+// closed a moment ago may still hold the mount. It returns the last error.
+func whileBusy(unmount func() error) error {
 	var err error
-	for i := 0; i < 50; i++ {
-		if out, err = exec.Command("fusermount3", "-u", dir).CombinedOutput(); err == nil {
+	for range 50 {
+		if err = unmount(); err == nil {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("fusermount3 -u %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+	return err
 }
 
 // makeImage creates an image file of size bytes for fuse2fs or vlfs:

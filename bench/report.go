@@ -220,8 +220,12 @@ func writeKVLine(b *bytes.Buffer, label string, m map[string]any) {
 }
 
 // FormatValue renders a cell: floats below 1 with 4 significant digits,
-// larger ones with 4 decimals (%g beyond 1e7), everything else with %v.
+// larger ones with 4 decimals (%g beyond 1e7), null (a figure this build
+// or this target does not have) as "-", everything else with %v.
 func FormatValue(v any) string {
+	if v == nil {
+		return "-"
+	}
 	f, ok := v.(float64)
 	if !ok {
 		return fmt.Sprint(v)

@@ -16,7 +16,7 @@ import (
 type UpdatesConfig struct {
 	Model        *disk.Model
 	DiskBytes    int64     // simulated disk region (image size); default 128 MiB
-	Utilizations []float64 // default 0.1 ... 0.9, 0.95
+	Utilizations []float64 // default 0.1 ... 0.9, 0.95; 0 updates a one-block file
 	Updates      int       // measured updates per point; default 2000
 	Seed         int64
 	// Placements to run; default inplace, eager, lfs.
@@ -108,7 +108,9 @@ func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any
 	}
 	defer d.Volume().Close()
 	bs := d.BlockSize()
-	file := int64(float64(d.Blocks()) * u)
+	// At utilisation 0 the file is one block: an empty disk but for the
+	// block the updates rewrite (bench fullness's 0 % level).
+	file := max(1, int64(float64(d.Blocks())*u))
 	chunk := make([][]byte, 64)
 	for i := range chunk {
 		chunk[i] = make([]byte, bs)

@@ -22,6 +22,7 @@ func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
 		"batch":      {"Carson & Setia: read response vs write batch size, model and live scheduler, c* vs segment vs FIFO (simulated)", runBenchBatch},
 		"breakdown":  {"Table 2 / Figure 9: latency breakdown of synchronous updates at 80%, eager vs in place (simulated)", runBenchBreakdown},
+		"fullness":   {"issue 32: vlfs (compactor on/off) and ext4 filled to 0-99 %: write+fsync, creates, unlinks, CPU per op (wall); update latency vs formula (2) (simulated)", runBenchFullness},
 		"hostflush":  {"issue 3: the host's cost of making 1, 2 and 5 blocks durable, the floor under write+fsync (wall)", runBenchHostFlush},
 		"idle":       {"Figure 11: bursts of synchronous updates at 80% with idle intervals, compactor on/off (simulated)", runBenchIdle},
 		"logical":    {"random synchronous 4 KiB updates in ext4 on the exported VLD, eager vs in place, + wall cost per layer (simulated + wall)", runBenchLogical},

@@ -13,6 +13,7 @@ import (
 // default --quick run does not cover every report they make. A benchmark
 // not listed runs once as `vlfs bench NAME --quick --json`.
 var benchShapeRuns = map[string][][]string{
+	"fullness":   {{"--levels", "0,80", "--duration", "200ms", "--size", "128MiB", "--sim-updates", "100"}},
 	"headmodels": {{}, {"--workload", "journal"}},
 	"locate":     {{"--disk", "hp97560"}},
 	"peers":      {{"--targets", "native,vlfs", "--workloads", "meta", "--files", "200"}},
@@ -21,7 +22,7 @@ var benchShapeRuns = map[string][][]string{
 
 // benchNeedsFUSE run file systems over FUSE (or the host's tools); they
 // are skipped without /dev/fuse and in -short mode.
-var benchNeedsFUSE = map[string]bool{"logical": true, "peers": true}
+var benchNeedsFUSE = map[string]bool{"fullness": true, "logical": true, "peers": true}
 
 // TestBenchJSONShape runs every registered benchmark with --quick --json
 // and checks its report against the shared shape (bench.CheckShape), so a

@@ -92,6 +92,7 @@ func figureList() []figure {
 		{"headmodels-profile", drawProfile},
 		{"peers", drawPeers},
 		{"scaling", drawScaling},
+		{"fullness", drawFullness},
 		{"hostflush", drawHostFlush},
 	}
 }

@@ -22,6 +22,12 @@ var testReports = map[string]string{
 		{"target":"vlfs","workload":"meta-create","ops_s":500,"mb_s":0,"p50_ms":0.2,"p99_ms":2,"ops_x_native":0.5}],
 		"notes":["target (issue 9) x: measured 0.50x (MISSED)"]}`,
 	"logical.json": `{"bench":"logical","disk":{"name":"st19101"},"clock":"simulated","rows":[{"stack":"a|b","speedup":5.5}],"notes":["a note"]}`,
+	"fullness.json": `{"bench":"fullness","disk":{"name":"st19101"},"clock":"wall","rows":[
+		{"target":"vlfs-compactor-off","level_pct":0,"used_pct":1,"write200k_ops_s":1000,"write200k_x_empty":1,"alloc_cpu_ms_per_block":null,"sim_update_ms":0.57,"sim_model_ms":0.48},
+		{"target":"vlfs-compactor-off","level_pct":80,"used_pct":80,"write200k_ops_s":300,"write200k_x_empty":0.3,"alloc_cpu_ms_per_block":null,"sim_update_ms":0.72,"sim_model_ms":0.84},
+		{"target":"ext4","level_pct":0,"used_pct":0,"write200k_ops_s":1500,"write200k_x_empty":1},
+		{"target":"ext4","level_pct":80,"used_pct":80,"write200k_ops_s":1600,"write200k_x_empty":1.07}],
+		"notes":["target (issue 32) 200 KB x: measured 0.30x (MISSED)"]}`,
 	"machine.json": `{"date":"2026-01-02T03:04:05Z","nproc":2,"cpu":"Test CPU","kernel":"6.0","suite_s":12}`,
 }
 
@@ -45,7 +51,7 @@ func TestRun(t *testing.T) {
 	if code := run([]string{"-results", res, "-out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, f := range []string{"vlog-fig1-locate", "vlog-fig8-updates", "peers"} {
+	for _, f := range []string{"vlog-fig1-locate", "vlog-fig8-updates", "peers", "fullness"} {
 		for _, ext := range []string{".svg", ".png"} {
 			st, err := os.Stat(filepath.Join(out, "figures", f+ext))
 			if err != nil || st.Size() < 1000 {
@@ -68,6 +74,7 @@ func TestRun(t *testing.T) {
 		"st19101 at 80 %: in place 4.60 ms, eager 0.71 ms, 6.5x",
 		"issue 9 asks for at least 10x: NOT met",
 		"measured 0.50x (MISSED)",
+		"target (issue 32) 200 KB x: measured 0.30x (MISSED).", "| vlfs-compactor-off | 80 | 80 | 300 | 0.3 |",
 		"## vlfs bench logical (logical.json)", `a\|b`, "a note",
 		"`docs/results/updates.json`",
 	} {

@@ -12,7 +12,7 @@ import (
 // table of its own in docs/results.md.
 var consumed = map[string]bool{
 	"locate": true, "threshold": true, "updates": true, "breakdown": true, "idle": true, "batch": true, "mountbatch": true,
-	"ranges": true, "headmodels": true, "headmodels-journal": true, "headmodels-host": true, "headmodels-profile": true, "peers": true, "hostflush": true, "scaling": true,
+	"ranges": true, "headmodels": true, "headmodels-journal": true, "headmodels-host": true, "headmodels-profile": true, "peers": true, "hostflush": true, "scaling": true, "fullness": true,
 }
 
 // otherTables is a section per report no figure reads (logical,
@@ -142,8 +142,11 @@ func mdTable(r *report) string {
 }
 
 // fmtAny prints a cell: numbers with 4 significant digits (whole numbers
-// as integers), the rest as they are.
+// as integers), null as "-", the rest as they are.
 func fmtAny(v any) string {
+	if v == nil { // a figure the run did not have (JSON null)
+		return "-"
+	}
 	f, ok := v.(float64)
 	if !ok {
 		return strings.ReplaceAll(fmt.Sprint(v), "|", "\\|")

@@ -12,7 +12,8 @@
 # sizes x 7 idle intervals (not the 5 x 9 of its defaults) and peers runs
 # a 1 GiB image, 256 MiB sequential files, a 5,000-file metadata storm
 # and 8 s timed workloads (fuse2fs creates ~125 files/s: 100,000 files
-# alone took 20 minutes). `vlfs bench NAME` with no flags runs the full
+# alone took 20 minutes). fullness runs its defaults (1 GiB images, six
+# levels, 5 s phases: about 8 minutes). `vlfs bench NAME` with no flags runs the full
 # sizes. Arguments after @full are dropped in QUICK mode (they would
 # override --quick's own smaller sizes).
 # A benchmark registered in `vlfs bench help` but not listed below runs
@@ -51,6 +52,7 @@ largefile largefile
 logical logical
 peers peers @full --size 1GiB --seq-size 256MiB --files 5000 --duration 8s
 scaling scaling @full --duration 4s
+fullness fullness
 hostflush hostflush
 EOF
 }
