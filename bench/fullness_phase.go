@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"time"
 
@@ -216,48 +215,25 @@ func (r phaseResult) addTo(row map[string]any, key string) {
 }
 
 // blockCosts adds vlfs's CPU per block written over the two write phases:
-// the server's CPU per block the volume wrote (a measure available today),
-// and the allocator's own CPU per allocated block where the volume counts
-// it (allocCounters); null (shown as "-") where it does not.
+// the server's CPU per block the volume wrote, and the allocator's own CPU
+// per block it placed (vld.Stats.AllocNs / AllocBlocks).
 func blockCosts(row map[string]any, phases ...phaseResult) {
 	var cpu time.Duration
 	var blocks, allocNs, allocBlocks int64
-	counted := true
 	for _, p := range phases {
 		if !p.isVLFS {
 			return
 		}
 		cpu += p.serverCPU()
 		blocks += p.vol1.BlocksWritten - p.vol0.BlocksWritten
-		n0, b0, ok0 := allocCounters(p.vol0)
-		n1, b1, ok1 := allocCounters(p.vol1)
-		counted = counted && ok0 && ok1
-		allocNs, allocBlocks = allocNs+n1-n0, allocBlocks+b1-b0
+		allocNs += p.vol1.AllocNs - p.vol0.AllocNs
+		allocBlocks += p.vol1.AllocBlocks - p.vol0.AllocBlocks
 	}
 	if blocks > 0 {
 		row["server_cpu_ms_per_block"] = perOpMs(cpu, blocks)
 	}
 	row["alloc_cpu_ms_per_block"] = nil
-	if counted && allocBlocks > 0 {
+	if allocBlocks > 0 {
 		row["alloc_cpu_ms_per_block"] = float64(allocNs) / 1e6 / float64(allocBlocks)
 	}
-}
-
-// allocCounters is the hook for the allocator's CPU counters (issue 32,
-// item 1), which the allocator rewrite adds to vld.Stats: read by field
-// name, so that this benchmark builds before they land and reports them
-// once they do. ok is false while vld.Stats has neither pair. When the
-// fields exist, replace this with plain field reads.
-func allocCounters(st vld.Stats) (nanos, blocks int64, ok bool) {
-	// The names the counters may take: the allocator's CPU time in ns and
-	// the blocks it placed.
-	names := [][2]string{{"AllocNanos", "AllocBlocks"}, {"AllocCPUNanos", "AllocatedBlocks"}}
-	v := reflect.ValueOf(st)
-	for _, names := range names {
-		n, b := v.FieldByName(names[0]), v.FieldByName(names[1])
-		if n.IsValid() && b.IsValid() && n.CanInt() && b.CanInt() {
-			return n.Int(), b.Int(), true
-		}
-	}
-	return 0, 0, false
 }
