@@ -12,7 +12,8 @@ import (
 )
 
 // Format writes a new, empty volume on dev: the superblock, the first
-// checkpoint (no pieces) and a cleared second slot and tail record. The
+// checkpoint (no pieces), a cleared second slot and the tail record of a
+// clean stop with an empty log. The
 // volume uses the whole device, up to the capacity of the disk model.
 // Blocks of an earlier format are not erased: a new UUID makes them dead.
 func Format(dev device.Device, fo FormatOptions) error {
@@ -69,6 +70,12 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if err := ck.Encode(blocks[ondisk.CheckpointA*bs : (ondisk.CheckpointA+1)*bs]); err != nil {
 		return fmt.Errorf("format: %w", err)
 	}
+	// A new volume has stopped cleanly: its log is empty. Saying so in a
+	// tail record spares the first open (mkfs's own) the scan of the log
+	// window that an unclean stop needs, which on a 1 TiB image reads
+	// 64 GiB (docs/disk-model.md, "Large disks").
+	tail := ondisk.Tail{UUID: sb.UUID, CkptSeq: ck.Seq, NextSeq: ck.NextSeq}
+	tail.Encode(blocks[ondisk.TailAddr*bs : (ondisk.TailAddr+1)*bs])
 	if _, err := dev.WriteAt(blocks, 0); err != nil {
 		return fmt.Errorf("format: writing metadata: %w", err)
 	}

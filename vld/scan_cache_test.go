@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
 // dropRecorder records the page-cache advice a volume gives its device.
@@ -21,12 +22,17 @@ func (d *dropRecorder) DropCache(off, n int64) error {
 
 func (*dropRecorder) Close() error { return nil }
 
-// openRecorded formats a memory device of size bytes and opens it through
-// a dropRecorder: a first open, so it scans its log window.
+// openRecorded formats a memory device of size bytes, clears its tail
+// record as an unclean stop would, and opens it through a dropRecorder,
+// so that the open scans its log window.
 func openRecorded(t *testing.T, size int64) (*Volume, *dropRecorder) {
 	t.Helper()
 	dev := device.NewMem(size)
 	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	bs := int64(4096)
+	if _, err := dev.WriteAt(make([]byte, bs), ondisk.TailAddr*bs); err != nil {
 		t.Fatal(err)
 	}
 	rec := &dropRecorder{Device: dev}

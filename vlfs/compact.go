@@ -36,8 +36,8 @@ type compaction struct {
 // mount walk and from the hooks where pointers are set.
 func (fs *FS) revLocked() *revMap {
 	r := &fs.cm.rev
-	if r.own == nil {
-		r.own = make([]owner, fs.vol.NumBlocks())
+	if !r.built() {
+		r.build(vld.Addr(fs.vol.NumBlocks()))
 		for ibn, a := range fs.imap.addrs {
 			r.set(a, iblockOwner(uint64(ibn)))
 		}

@@ -71,6 +71,7 @@ func TestSeekStats(t *testing.T) {
 		{"hp97560", 12.84, 17.9, 0.01, 0.1},
 		{"st19101", 5.47, 3.9, 0.01, 0.05},
 		{"hpc2247a", 11.50, 10.6, 0.01, 0.1},
+		{"st4000nm0023", 7.50, 12.63, 0.01, 0.05},
 	}
 	for _, c := range cases {
 		mean, vr := SeekStats(mustPreset(t, c.disk))
