@@ -1,10 +1,6 @@
 package vld
 
-import (
-	"time"
-
-	"github.com/vlfs/vlfs/vld/disk"
-)
+import "github.com/vlfs/vlfs/vld/disk"
 
 // holeFilter says which tracks a hole-plugging write may use: tracks that
 // already hold data (never an empty track: making empty tracks is the
@@ -29,8 +25,8 @@ func (a *allocator) holeOK(t int, f holeFilter) bool {
 // (section 4.2: it wraps to cylinder 0 only when nothing lies ahead). It
 // ignores the fill threshold: holes are what it is for.
 func (a *allocator) chooseHole(h disk.Head, startMs float64, f holeFilter) choice {
-	defer a.timed(time.Now())
 	a.decisions++
+	defer a.timed(a.startTimer())
 	best := noChoice
 	for c := a.nextCyl(h.Cyl, 1); c >= 0; c = a.nextCyl(c+1, 1) {
 		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {

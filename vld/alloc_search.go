@@ -2,7 +2,6 @@ package vld
 
 import (
 	"math"
-	"time"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -59,8 +58,8 @@ var noChoice = choice{block: -1, cost: math.Inf(1)}
 // free blocks remain). Taking whichever of the two is reached sooner would
 // scatter writes over many empty tracks a few blocks each and use them up.
 func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice {
-	defer a.timed(time.Now())
 	a.decisions++
+	defer a.timed(a.startTimer())
 	if a.avoidEmpty {
 		if c := a.search(h, startMs, n, w, false); c.block >= 0 {
 			return c
@@ -131,8 +130,14 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 	} else if a.cylFree[c] < int64(n) {
 		return best
 	}
+	if a.phaseUsable(n, w, fill) {
+		return a.bestInCylinderByPhase(c, h, startMs, best)
+	}
 	m := a.l.Model()
 	nt := a.l.NumTracks()
+	// The move costs the same to every surface but the head's own
+	// (moveMs): priced once each, not per track.
+	mechOwn, mechOther := -1.0, -1.0
 	for s := 0; s < m.Surfaces; s++ {
 		t := a.l.TrackOfCylSurf(c, s)
 		if t < 0 || t >= nt || !a.mayHold(t, n) || !a.mayPlace(w, t) {
@@ -144,7 +149,19 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 		if fill && !a.fillable(t) {
 			continue
 		}
-		mech := a.mechMs(h, c, s)
+		var mech float64
+		switch {
+		case s == h.Surf && mechOwn >= 0:
+			mech = mechOwn
+		case s != h.Surf && mechOther >= 0:
+			mech = mechOther
+		case s == h.Surf:
+			mech = a.mechMs(h, c, s)
+			mechOwn = mech
+		default:
+			mech = a.mechMs(h, c, s)
+			mechOther = mech
+		}
 		if mech >= best.cost {
 			continue
 		}

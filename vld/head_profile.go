@@ -120,8 +120,8 @@ func (ph *profiledHead) name() string {
 // is set, runs on the active track come first, then runs on empty tracks,
 // and only then any free run; within each class the profile decides.
 func (ph *profiledHead) choose(a *allocator, _ disk.Head, startMs float64, n int, w window) choice {
-	defer a.timed(time.Now())
 	a.decisions++
+	defer a.timed(a.startTimer())
 	anchor, think := ph.anchor(startMs)
 	row := ph.blind
 	if i := ph.p.Grid.ThinkIndex(think); i >= 0 {

@@ -21,6 +21,13 @@ func TestTrackMatchesPerBlock(t *testing.T) {
 			if g.Start != l.TrackStart(tr) || g.Blocks != l.TrackBlocks(tr) || g.BlockMs != l.BlockMs(tr) {
 				t.Fatalf("%s track %d: %+v, want start %d blocks %d block ms %v", name, tr, g, l.TrackStart(tr), l.TrackBlocks(tr), l.BlockMs(tr))
 			}
+			if surf := tr % m.Surfaces; surf > 0 {
+				// Surface derives the same geometry from surface 0.
+				s := l.Track(tr - surf).Surface(surf)
+				if s.Start != g.Start || s.Phase(0) != g.Phase(0) || s.Phase(1) != g.Phase(1) {
+					t.Fatalf("%s track %d: Surface(%d) of surface 0 gives %+v, Track gives %+v", name, tr, surf, s, g)
+				}
+			}
 			for i := int64(0); i < int64(g.Blocks); i++ {
 				if got, want := g.Phase(i), l.BlockPhase(g.Start+i); got != want {
 					t.Fatalf("%s track %d block %d: phase %v, BlockPhase %v", name, tr, i, got, want)

@@ -1,0 +1,63 @@
+package vld
+
+import (
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// TestPhaseIndexSameChoices: with the phase index a one-block search makes
+// exactly the choice of the full scan (block and cost), on every preset
+// and at every fullness, while blocks are taken and freed (freeing sets
+// bits, searches clean them); the index stays a superset (check).
+func TestPhaseIndexSameChoices(t *testing.T) {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (replay with -vld.seed)", seed)
+	for _, name := range disk.PresetNames() {
+		t.Run(name, func(t *testing.T) {
+			m := testModel(t, name)
+			l, err := disk.NewLayout(m, 4096, 20000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewSource(seed))
+			for _, util := range []float64{0.3, 0.8, 0.95, 0.99} {
+				a := newAllocator(l, -1)
+				if a.phase == nil {
+					t.Skipf("%d surfaces: no phase index", m.Surfaces)
+				}
+				for b := int64(0); b < l.NumBlocks(); b++ {
+					if rng.Float64() < util {
+						a.markUsed(b)
+					}
+				}
+				for i := 0; i < 300; i++ {
+					h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
+					start := rng.Float64() * 1000
+					got := a.choose(h, start, 1, window{})
+					idx := a.phase
+					a.phase = nil
+					want := a.choose(h, start, 1, window{})
+					a.phase = idx
+					if got != want {
+						t.Fatalf("util %.2f head %+v t=%.3f: with the index %+v, full scan %+v", util, h, start, got, want)
+					}
+					if got.block >= 0 {
+						a.markUsed(got.block)
+					}
+					for j := 0; j < 2; j++ { // churn: frees set bits
+						a.markFree(rng.Int63n(l.NumBlocks()))
+					}
+				}
+				if err := a.check(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
