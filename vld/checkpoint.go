@@ -44,7 +44,7 @@ func (v *Volume) checkpointLocked() error {
 	ck := ondisk.Checkpoint{
 		UUID: v.sb.UUID, Seq: g.ckpt.Seq + 1, LogSeq: g.nextSeq - 1, NextSeq: g.nextSeq,
 		WindowTracks: windowTracks(v.layout.NumTracks(), v.opts.LogWindow),
-		NumPieces: uint32(len(order)), SimMs: floatBits(v.m.now),
+		NumPieces:    uint32(len(order)), SimMs: floatBits(v.m.now),
 	}
 	ck.WindowStart = uint32(v.windowStartLocked(int(ck.WindowTracks)))
 	var dirAddrs []Addr
