@@ -40,6 +40,7 @@ type allocator struct {
 	searchNs, placed int64
 	runs             *runIndex   // longest free run per track and cylinder (alloc_runs.go)
 	phase            *phaseIndex // slots and surfaces that may hold a free block start (alloc_phase.go)
+	surfMask         uint16      // one bit per surface
 }
 
 func newAllocator(l *disk.Layout, threshold float64) *allocator {
@@ -57,6 +58,7 @@ func newAllocator(l *disk.Layout, threshold float64) *allocator {
 		free:      nb,
 		runs:      newRunIndex(nt, l.Model().Surfaces, l.NumCylinders()),
 		phase:     newPhaseIndex(l),
+		surfMask:  uint16(1<<uint(min(l.Model().Surfaces, 16)) - 1),
 	}
 	a.freeNow.Store(nb)
 	for t := 0; t < nt; t++ {

@@ -2,7 +2,6 @@ package vld
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 
 	"github.com/vlfs/vlfs/vld/disk"
@@ -22,10 +21,14 @@ const phaseSlots = 64
 // block start on some track. Per cylinder one word says which slots may
 // hold one.
 //
-// The masks are a superset: freeing a block sets its slot's bit, taking
-// one clears nothing, and a search that finds a slot with no free block
-// left clears its bit then. A volume opens with every bit set; mounting
-// marks blocks in use at no cost, and the first searches clean up.
+// The masks are kept inverted, as "known to hold no free block start", so
+// that a zero bit (maybe) is the safe default: freeing a block clears its
+// slot's and surface's bits, taking one sets none, and a search that finds
+// a slot or surface with no free block left sets its bit then. A volume
+// opens with every bit zero, so the index costs no work and no resident
+// memory until searches touch a cylinder (an untouched 1 TiB index is
+// pages the kernel has not handed out); mounting marks blocks in use at no
+// cost, and the first searches clean up.
 //
 // Only the tracks of the first slots reached are priced, exactly as
 // before (firstRun), so the choice is the one the full scan makes
@@ -34,11 +37,12 @@ const phaseSlots = 64
 // phaseSlot is the slot of the sector where a block starts.
 func phaseSlot(sector, spt int64) uint { return uint(sector * phaseSlots / spt) }
 
-// phaseIndex holds, per cylinder, a word of slots that may hold a free
-// block start (slots) and, per slot, the surfaces that may (surfs).
+// phaseIndex holds, per cylinder, a word of the slots known to hold no
+// free block start (noSlots) and, per slot, the surfaces known to hold none
+// there (noSurfs).
 type phaseIndex struct {
-	slots []uint64
-	surfs []uint16 // [cylinder*phaseSlots+slot]
+	noSlots []uint64
+	noSurfs []uint16 // [cylinder*phaseSlots+slot]
 }
 
 // notePhaseFree sets the bits of free block b on track t.
@@ -50,8 +54,8 @@ func (a *allocator) notePhaseFree(b int64, t int) {
 	g := a.l.Track(t)
 	c, surf := a.l.CylSurf(t)
 	s := phaseSlot(g.Sector(b-g.Start), g.SectorsPerTrack())
-	p.slots[c] |= 1 << s
-	p.surfs[c*phaseSlots+int(s)] |= 1 << uint(surf)
+	p.noSlots[c] &^= 1 << s
+	p.noSurfs[c*phaseSlots+int(s)] &^= 1 << uint(surf)
 }
 
 // phaseUsable reports whether a one-block search in this mode may use the
@@ -97,7 +101,9 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 		return cost == best.cost && bestHere && b < best.block
 	}
 	price := func(t int, mech float64) {
-		if mech >= best.cost {
+		// As cheap as the best cannot win unless the best is on a higher
+		// surface of this cylinder (a block the head is at: no wait).
+		if mech > best.cost || (mech == best.cost && !bestHere) {
 			return
 		}
 		if b, wait := a.firstRun(t, startMs+mech, 1); b >= 0 && better(b, mech+wait) {
@@ -115,7 +121,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 		return best
 	}
 	mech := a.mechMs(h, c, other) // the same for every surface but the head's
-	if mech >= best.cost {
+	if mech > best.cost || (mech == best.cost && !bestHere) {
 		return best
 	}
 	rot := a.l.RotationMs()
@@ -123,7 +129,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 	// From the slot before the arrival's (a block starting a hair before
 	// it counts as reached), in rotational order.
 	s0 := (uint(arrive*phaseSlots) + phaseSlots - 1) % phaseSlots
-	mask := bits.RotateLeft64(a.phase.slots[c], -int(s0))
+	mask := bits.RotateLeft64(^a.phase.noSlots[c], -int(s0))
 	g0 := a.l.Track(first)
 	var priced uint32 // surfaces priced
 	for mask != 0 {
@@ -132,21 +138,24 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 		s := (s0 + k) % phaseSlots
 		if k >= 2 {
 			// Every block of this slot and the later ones starts at least
-			// this long after the arrival.
-			lb := (frac(float64(s)/phaseSlots-arrive) - 1e-9) * rot
-			if mech+lb >= best.cost {
-				break
+			// this long after the arrival (none within the model's snap,
+			// which would make its wait 0). Only later, not as late: a
+			// block as cheap on a lower surface wins a tie.
+			if d := frac(float64(s)/phaseSlots - arrive); d > disk.PhaseSnap+1e-9 {
+				if mech+(d-1e-9)*rot > best.cost {
+					break
+				}
 			}
 		}
 		// The surfaces that may have a free block starting in slot s:
 		// priced if they have one, their bit cleaned if not.
-		cell := &a.phase.surfs[c*phaseSlots+int(s)]
-		for sm := *cell; sm != 0; {
+		cell := &a.phase.noSurfs[c*phaseSlots+int(s)]
+		for sm := ^*cell & a.surfMask; sm != 0; {
 			surf := bits.TrailingZeros16(sm)
 			sm &^= 1 << uint(surf)
 			t := first + surf
 			if t >= nt || a.trackFree[t] == 0 || !a.freeInSlot(g0.Surface(surf), int64(a.trackCap[t]), s) {
-				*cell &^= 1 << uint(surf)
+				*cell |= 1 << uint(surf)
 				continue
 			}
 			if surf != h.Surf && priced&(1<<uint(surf)) == 0 {
@@ -154,29 +163,22 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 				price(t, mech)
 			}
 		}
-		if *cell == 0 {
-			a.phase.slots[c] &^= 1 << s
+		if ^*cell&a.surfMask == 0 {
+			a.phase.noSlots[c] |= 1 << s
 		}
 	}
 	return best
 }
 
-// newPhaseIndex sets every bit: a superset is always right, and the
-// searches clean it. A disk of more than 16 surfaces scans as before.
+// newPhaseIndex makes an index that knows nothing yet (every bit zero:
+// any slot may hold a free block). A disk of more than 16 surfaces scans
+// as before.
 func newPhaseIndex(l *disk.Layout) *phaseIndex {
 	if l.Model().Surfaces > 16 {
 		return nil
 	}
 	nc := l.NumCylinders()
-	p := &phaseIndex{slots: make([]uint64, nc), surfs: make([]uint16, nc*phaseSlots)}
-	all := uint16(1<<uint(l.Model().Surfaces) - 1)
-	for i := range p.slots {
-		p.slots[i] = math.MaxUint64
-	}
-	for i := range p.surfs {
-		p.surfs[i] = all
-	}
-	return p
+	return &phaseIndex{noSlots: make([]uint64, nc), noSurfs: make([]uint16, nc*phaseSlots)}
 }
 
 // checkPhase verifies the masks are a superset: every free block's slot
@@ -194,7 +196,7 @@ func (a *allocator) checkPhase() error {
 		for i := int64(0); i < int64(a.trackCap[t]); i++ {
 			sl := phaseSlot(g.Sector(i), g.SectorsPerTrack())
 			_, surf := a.l.CylSurf(t)
-			if a.isUsed(g.Start+i) || (a.phase.slots[c]&(1<<sl) != 0 && a.phase.surfs[c*phaseSlots+int(sl)]&(1<<uint(surf)) != 0) {
+			if a.isUsed(g.Start+i) || (a.phase.noSlots[c]&(1<<sl) == 0 && a.phase.noSurfs[c*phaseSlots+int(sl)]&(1<<uint(surf)) == 0) {
 				continue
 			}
 			return fmt.Errorf("track %d: free block %d starts in phase slot %d, which the index says holds none: %w", t, g.Start+i, phaseSlot(g.Sector(i), g.SectorsPerTrack()), ErrCorrupt)

@@ -215,8 +215,11 @@ func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
 	bf := g.BlockMs / rot
 	arrive := frac(arriveMs / rot)
 	rel := frac(arrive - g.Phase(0))
-	k := int64(math.Ceil(rel/bf - 1e-9))
-	if k >= nb {
+	// The first block whose start the head has not passed, by the model's
+	// own snap: a start a hair behind the head counts as reached now
+	// (disk.RotWaitMs); a tighter test priced it a turn away.
+	k := int64(math.Ceil((rel - disk.PhaseSnap) / bf))
+	if k < 0 || k >= nb {
 		k = 0
 	}
 	b := a.runFrom(start+k, start+nb, n)
@@ -230,8 +233,7 @@ func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
 	if b < 0 {
 		return -1, 0
 	}
-	wait := frac(g.Phase(b-start)-arrive) * rot
-	return b, wait
+	return b, a.l.RotWaitMs(g.Phase(b-start) - arrive)
 }
 
 // runFrom returns the first b in [from, to) with [b, b+n) free and b+n <= to

@@ -2,12 +2,12 @@ package disk
 
 import "math"
 
-// phaseSnap is how close, in revolutions, a block's start may be to the
+// PhaseSnap is how close, in revolutions, a block's start may be to the
 // head's angular position and still count as "now" rather than one
 // revolution away. It absorbs floating-point error in frac(t/rotation) so
 // that a transfer continuing exactly where the last one ended never loses
 // a revolution; 1e-6 of a revolution is a few nanoseconds on any preset.
-const phaseSnap = 1e-6
+const PhaseSnap = 1e-6
 
 // BlockPhase is the angular position of block b's first sector as a
 // fraction of a revolution in [0,1), including track and cylinder skew.
@@ -41,9 +41,16 @@ func (l *Layout) PhaseAt(tMs float64) float64 {
 // rotWaitMs is the wait from time tMs until angular position phase passes
 // under the head.
 func (l *Layout) rotWaitMs(tMs, phase float64) float64 {
-	d := phase - l.PhaseAt(tMs)
+	return l.RotWaitMs(phase - l.PhaseAt(tMs))
+}
+
+// RotWaitMs is the wait until a position d revolutions ahead of the head
+// (any real d; taken modulo one turn) passes under it, with the snap
+// service times use: a start within PhaseSnap of the head is reached now.
+// A caller pricing blocks itself (the allocator) must agree with it.
+func (l *Layout) RotWaitMs(d float64) float64 {
 	d -= math.Floor(d)
-	if d < phaseSnap || d > 1-phaseSnap {
+	if d < PhaseSnap || d > 1-PhaseSnap {
 		return 0
 	}
 	return d * l.rotMs
