@@ -34,6 +34,12 @@ func (v *Volume) placeLocked(n int, w window) ([]run, error) {
 		if mx := v.maxTrackBlocks(); k > mx {
 			k = mx
 		}
+		// Lengths no track holds would fail after a search: skip them (the
+		// same halving, so the same choice; on a full disk most lengths
+		// tried are such).
+		for mr := v.alloc.maxRun(); k > mr && k > 1; {
+			k /= 2
+		}
 		c := noChoice
 		for ; k > 0; k /= 2 {
 			if c = v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
