@@ -18,7 +18,8 @@ type allocator struct {
 	trackFree []int32
 	trackCap  []int32
 	cylFree   []int64
-	cylEmpty  []int32 // empty tracks per cylinder
+	cylEmpty  []int32  // empty tracks per cylinder
+	emptyCyls []uint64 // bit per cylinder: cylEmpty > 0 (alloc_skip.go)
 	free      int64
 	// freeNow mirrors free for readers without the Volume's mu
 	// (Volume.MetaFreeBlocks): file-system operations check the commit's
@@ -53,6 +54,7 @@ func newAllocator(l *disk.Layout, threshold float64) *allocator {
 		trackCap:  make([]int32, nt),
 		cylFree:   make([]int64, l.NumCylinders()),
 		cylEmpty:  make([]int32, l.NumCylinders()),
+		emptyCyls: make([]uint64, (l.NumCylinders()+63)/64),
 		threshold: threshold,
 		active:    -1,
 		free:      nb,
@@ -70,6 +72,7 @@ func newAllocator(l *disk.Layout, threshold float64) *allocator {
 			a.cylEmpty[c]++
 			a.empty++
 		}
+		a.noteCylEmpty(c)
 		a.runs.longest[t] = n
 		leaf := &a.runs.tree[a.runs.size+c]
 		*leaf = max(*leaf, n)
@@ -95,6 +98,7 @@ func (a *allocator) markUsed(b int64) bool {
 	if a.trackFree[t] == a.trackCap[t] {
 		a.empty--
 		a.cylEmpty[c]--
+		a.noteCylEmpty(c)
 	}
 	a.trackFree[t]--
 	a.cylFree[c]--
@@ -121,6 +125,7 @@ func (a *allocator) markFree(b int64) bool {
 	if a.trackFree[t] == a.trackCap[t] {
 		a.empty++
 		a.cylEmpty[c]++
+		a.noteCylEmpty(c)
 		if a.active == t {
 			a.active = -1
 		}
@@ -233,6 +238,9 @@ func (a *allocator) check() error {
 	for c := range cylFree {
 		if cylFree[c] != a.cylFree[c] || cylEmpty[c] != a.cylEmpty[c] {
 			return fmt.Errorf("cylinder %d: free %d/%d, empty %d/%d: %w", c, cylFree[c], a.cylFree[c], cylEmpty[c], a.cylEmpty[c], ErrCorrupt)
+		}
+		if set := a.emptyCyls[c>>6]&(1<<(uint(c)&63)) != 0; set != (cylEmpty[c] > 0) {
+			return fmt.Errorf("cylinder %d: %d empty tracks, but the empty-cylinder set says %v: %w", c, cylEmpty[c], set, ErrCorrupt)
 		}
 	}
 	return nil

@@ -37,15 +37,22 @@ const phaseSlots = 64
 // phaseSlot is the slot of the sector where a block starts.
 func phaseSlot(sector, spt int64) uint { return uint(sector * phaseSlots / spt) }
 
-// phaseIndex holds, per cylinder, a word of the slots known to hold no
-// free block start (noSlots) and, per slot, the surfaces known to hold none
-// there (noSurfs).
+// phaseRuns is the run lengths the phase index answers for: one block, and
+// two (on a nearly full disk most of a multi-block write goes out as runs
+// of two and one, and a run of two is rare enough that the exact search
+// priced ten cylinders for it).
+const phaseRuns = 2
+
+// phaseIndex holds, per run length n (1..phaseRuns) and cylinder, a word
+// of the slots known to hold no start of a free run of n blocks (noSlots)
+// and, per slot, the surfaces known to hold none there (noSurfs).
 type phaseIndex struct {
-	noSlots []uint64
-	noSurfs []uint16 // [cylinder*phaseSlots+slot]
+	noSlots [phaseRuns][]uint64
+	noSurfs [phaseRuns][]uint16 // [cylinder*phaseSlots+slot]
 }
 
-// notePhaseFree sets the bits of free block b on track t.
+// notePhaseFree clears the bits of the runs free block b on track t may
+// start: b itself, and for runs of two b and the block before it.
 func (a *allocator) notePhaseFree(b int64, t int) {
 	p := a.phase
 	if p == nil {
@@ -53,29 +60,38 @@ func (a *allocator) notePhaseFree(b int64, t int) {
 	}
 	g := a.l.Track(t)
 	c, surf := a.l.CylSurf(t)
-	s := phaseSlot(g.Sector(b-g.Start), g.SectorsPerTrack())
-	p.noSlots[c] &^= 1 << s
-	p.noSurfs[c*phaseSlots+int(s)] &^= 1 << uint(surf)
+	clear := func(n int, i int64) {
+		s := phaseSlot(g.Sector(i), g.SectorsPerTrack())
+		p.noSlots[n-1][c] &^= 1 << s
+		p.noSurfs[n-1][c*phaseSlots+int(s)] &^= 1 << uint(surf)
+	}
+	i := b - g.Start
+	clear(1, i)
+	clear(2, i)
+	if i > 0 {
+		clear(2, i-1)
+	}
 }
 
-// phaseUsable reports whether a one-block search in this mode may use the
-// phase index: it knows nothing of windows, empty tracks or the fill rule.
+// phaseUsable reports whether a search for n blocks in this mode may use
+// the phase index: it knows nothing of windows, empty tracks or the fill
+// rule, nor of runs longer than phaseRuns.
 func (a *allocator) phaseUsable(n int, w window, fill bool) bool {
 	nt := a.l.NumTracks()
-	return a.phase != nil && n == 1 && !fill && !a.avoidEmpty && (w.n == 0 || w.n >= nt)
+	return a.phase != nil && n <= phaseRuns && !fill && !a.avoidEmpty && (w.n == 0 || w.n >= nt)
 }
 
-// freeInSlot reports whether track g (cap blocks) has a free block whose
-// first sector lies in slot s.
-func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint) bool {
+// freeInSlot reports whether track g (cap blocks) has a free run of n
+// blocks whose first sector lies in slot s.
+func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint, n int) bool {
 	spt, spb := g.SectorsPerTrack(), g.SectorsPerBlock()
 	lo := (int64(s)*spt + phaseSlots - 1) / phaseSlots
 	hi := ((int64(s)+1)*spt + phaseSlots - 1) / phaseSlots
 	rlo := ((lo-g.FirstSector())%spt + spt) % spt // relative to block 0's sector
 	ranges := [2][2]int64{{rlo, min(rlo+hi-lo, spt)}, {0, max(rlo+hi-lo-spt, 0)}}
 	for _, r := range ranges {
-		for i := (r[0] + spb - 1) / spb; i < cap && i*spb < r[1]; i++ {
-			if !a.isUsed(g.Start + i) {
+		for i := (r[0] + spb - 1) / spb; i+int64(n) <= cap && i*spb < r[1]; i++ {
+			if !a.isUsed(g.Start+i) && (n == 1 || a.freeRun(g.Start+i, n)) {
 				return true
 			}
 		}
@@ -83,10 +99,11 @@ func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint) bool {
 	return false
 }
 
-// bestInCylinderByPhase is bestInCylinder for a one-block write with no
-// restriction: the head's own surface priced as before, the other
-// surfaces through the phase index.
-func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, best choice) choice {
+// bestInCylinderByPhase is bestInCylinder for a run of n <= phaseRuns
+// blocks with no restriction: the head's own surface priced as before, the
+// other surfaces through the phase index.
+func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n int, best choice) choice {
+	noSlots, noSurfs := a.phase.noSlots[n-1], a.phase.noSurfs[n-1]
 	m := a.l.Model()
 	nt := a.l.NumTracks()
 	first := a.l.TrackOfCylSurf(c, 0)
@@ -106,11 +123,11 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 		if mech > best.cost || (mech == best.cost && !bestHere) {
 			return
 		}
-		if b, wait := a.firstRun(t, startMs+mech, 1); b >= 0 && better(b, mech+wait) {
+		if b, wait := a.firstRun(t, startMs+mech, n); b >= 0 && better(b, mech+wait) {
 			best, bestHere = choice{block: b, cost: mech + wait}, true
 		}
 	}
-	if t := first + h.Surf; h.Surf < m.Surfaces && t < nt && a.trackFree[t] > 0 {
+	if t := first + h.Surf; h.Surf < m.Surfaces && t < nt && a.mayHold(t, n) {
 		price(t, a.mechMs(h, c, h.Surf))
 	}
 	other := 0
@@ -129,7 +146,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 	// From the slot before the arrival's (a block starting a hair before
 	// it counts as reached), in rotational order.
 	s0 := (uint(arrive*phaseSlots) + phaseSlots - 1) % phaseSlots
-	mask := bits.RotateLeft64(^a.phase.noSlots[c], -int(s0))
+	mask := bits.RotateLeft64(^noSlots[c], -int(s0))
 	g0 := a.l.Track(first)
 	var priced uint32 // surfaces priced
 	for mask != 0 {
@@ -149,12 +166,12 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 		}
 		// The surfaces that may have a free block starting in slot s:
 		// priced if they have one, their bit cleaned if not.
-		cell := &a.phase.noSurfs[c*phaseSlots+int(s)]
+		cell := &noSurfs[c*phaseSlots+int(s)]
 		for sm := ^*cell & a.surfMask; sm != 0; {
 			surf := bits.TrailingZeros16(sm)
 			sm &^= 1 << uint(surf)
 			t := first + surf
-			if t >= nt || a.trackFree[t] == 0 || !a.freeInSlot(g0.Surface(surf), int64(a.trackCap[t]), s) {
+			if t >= nt || !a.mayHold(t, n) || !a.freeInSlot(g0.Surface(surf), int64(a.trackCap[t]), s, n) {
 				*cell |= 1 << uint(surf)
 				continue
 			}
@@ -164,25 +181,30 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, b
 			}
 		}
 		if ^*cell&a.surfMask == 0 {
-			a.phase.noSlots[c] |= 1 << s
+			noSlots[c] |= 1 << s
 		}
 	}
 	return best
 }
 
 // newPhaseIndex makes an index that knows nothing yet (every bit zero:
-// any slot may hold a free block). A disk of more than 16 surfaces scans
-// as before.
+// any slot may hold a free run). A disk of more than 16 surfaces scans as
+// before.
 func newPhaseIndex(l *disk.Layout) *phaseIndex {
 	if l.Model().Surfaces > 16 {
 		return nil
 	}
 	nc := l.NumCylinders()
-	return &phaseIndex{noSlots: make([]uint64, nc), noSurfs: make([]uint16, nc*phaseSlots)}
+	p := &phaseIndex{}
+	for n := range phaseRuns {
+		p.noSlots[n] = make([]uint64, nc)
+		p.noSurfs[n] = make([]uint16, nc*phaseSlots)
+	}
+	return p
 }
 
-// checkPhase verifies the masks are a superset: every free block's slot
-// bit is set.
+// checkPhase verifies the masks are a superset: the start of every free
+// run of n blocks (n <= phaseRuns) has its slot and surface bits clear.
 func (a *allocator) checkPhase() error {
 	if a.phase == nil {
 		return nil
@@ -192,14 +214,17 @@ func (a *allocator) checkPhase() error {
 			continue
 		}
 		g := a.l.Track(t)
-		c, _ := a.l.CylSurf(t)
+		c, surf := a.l.CylSurf(t)
 		for i := int64(0); i < int64(a.trackCap[t]); i++ {
 			sl := phaseSlot(g.Sector(i), g.SectorsPerTrack())
-			_, surf := a.l.CylSurf(t)
-			if a.isUsed(g.Start+i) || (a.phase.noSlots[c]&(1<<sl) == 0 && a.phase.noSurfs[c*phaseSlots+int(sl)]&(1<<uint(surf)) == 0) {
-				continue
+			for n := 1; n <= phaseRuns && i+int64(n) <= int64(a.trackCap[t]); n++ {
+				if !a.freeRun(g.Start+i, n) {
+					break
+				}
+				if a.phase.noSlots[n-1][c]&(1<<sl) != 0 || a.phase.noSurfs[n-1][c*phaseSlots+int(sl)]&(1<<uint(surf)) != 0 {
+					return fmt.Errorf("track %d: a free run of %d at block %d starts in phase slot %d, which the index says holds none: %w", t, n, g.Start+i, sl, ErrCorrupt)
+				}
 			}
-			return fmt.Errorf("track %d: free block %d starts in phase slot %d, which the index says holds none: %w", t, g.Start+i, phaseSlot(g.Sector(i), g.SectorsPerTrack()), ErrCorrupt)
 		}
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
-// TestPhaseIndexSameChoices: with the phase index a one-block search makes
-// exactly the choice of the full scan (block and cost), on every preset
+// TestPhaseIndexSameChoices: with the phase index a search for one or two
+// blocks makes exactly the choice of the full scan (block and cost), on every preset
 // and at every fullness, while blocks are taken and freed (freeing sets
 // bits, searches clean them); the index stays a superset (check).
 func TestPhaseIndexSameChoices(t *testing.T) {
@@ -39,16 +39,17 @@ func TestPhaseIndexSameChoices(t *testing.T) {
 				for i := 0; i < 300; i++ {
 					h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
 					start := rng.Float64() * 1000
-					got := a.choose(h, start, 1, window{})
+					n := 1 + rng.Intn(phaseRuns)
+					got := a.choose(h, start, n, window{})
 					idx := a.phase
 					a.phase = nil
-					want := a.choose(h, start, 1, window{})
+					want := a.choose(h, start, n, window{})
 					a.phase = idx
 					if got != want {
-						t.Fatalf("util %.2f head %+v t=%.3f: with the index %+v, full scan %+v", util, h, start, got, want)
+						t.Fatalf("util %.2f n %d head %+v t=%.3f: with the index %+v, full scan %+v", util, n, h, start, got, want)
 					}
-					if got.block >= 0 {
-						a.markUsed(got.block)
+					for j := 0; got.block >= 0 && j < n; j++ {
+						a.markUsed(got.block + int64(j))
 					}
 					for j := 0; j < 2; j++ { // churn: frees set bits
 						a.markFree(rng.Int63n(l.NumBlocks()))

@@ -10,8 +10,9 @@ import (
 // tracks, and the tracks marked in extra (nil: none). The zero window
 // (n == 0) means no restriction.
 type window struct {
-	start, n int
-	extra    []bool
+	start, n  int
+	extra     []bool
+	extraCyls []int // the cylinders of the extra tracks, sorted (nil: none)
 }
 
 // mayPlace reports whether a run may go on track t inside w: anywhere in
@@ -96,9 +97,9 @@ func (a *allocator) onActive(h disk.Head, startMs float64, n int, w window) choi
 
 func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill bool) choice {
 	best := noChoice
-	// Only cylinders with a run of n on some track can take the write
-	// (runIndex); the others are skipped, not priced.
-	for c := a.nextCyl(h.Cyl, n); c >= 0; c = a.nextCyl(c+1, n) {
+	// Only cylinders that may take the write are priced (nextCandidate):
+	// the others are skipped.
+	for c := a.nextCandidate(h.Cyl, n, w, fill); c >= 0; c = a.nextCandidate(c+1, n, w, fill) {
 		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
 			return best
 		}
@@ -108,7 +109,7 @@ func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill b
 		return best
 	}
 	// Nothing ahead: the sweep starts again at the first cylinder.
-	for c := a.nextCyl(0, n); c >= 0 && c < h.Cyl; c = a.nextCyl(c+1, n) {
+	for c := a.nextCandidate(0, n, w, fill); c >= 0 && c < h.Cyl; c = a.nextCandidate(c+1, n, w, fill) {
 		if best = a.bestInCylinder(c, h, startMs, n, w, fill, best); best.block >= 0 {
 			return best
 		}
@@ -131,7 +132,7 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 		return best
 	}
 	if a.phaseUsable(n, w, fill) {
-		return a.bestInCylinderByPhase(c, h, startMs, best)
+		return a.bestInCylinderByPhase(c, h, startMs, n, best)
 	}
 	m := a.l.Model()
 	nt := a.l.NumTracks()

@@ -118,6 +118,7 @@ func (v *Volume) checkpointLocked() error {
 	g.pinned = nil
 	g.dirBlocks = dirAddrs
 	g.ckpt, g.extra = ck, extra
+	g.extraCyls = extraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	v.stats.Checkpoints++
 	return nil
 }

@@ -276,7 +276,7 @@ func (v *Volume) checkpointEvery() int {
 // logWindow is the tracks every entry since the checkpoint lies in: its
 // window and its extra tracks (log_tracks.go).
 func (v *Volume) logWindow() window {
-	return window{start: int(v.log.ckpt.WindowStart), n: int(v.log.ckpt.WindowTracks), extra: v.log.extra}
+	return window{start: int(v.log.ckpt.WindowStart), n: int(v.log.ckpt.WindowTracks), extra: v.log.extra, extraCyls: v.log.extraCyls}
 }
 
 // flushLocked makes every write so far durable, holding mu.

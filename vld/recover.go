@@ -17,6 +17,7 @@ func (v *Volume) recover() error {
 	if g.extra, err = extraSet(ck, v.layout.NumTracks()); err != nil {
 		return err
 	}
+	g.extraCyls = extraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	g.ckpt, g.nextSeq = *ck, ck.NextSeq
 	v.recovery.CheckpointSeq = ck.Seq
 	named, err := v.loadDirectory(ck)

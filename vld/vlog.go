@@ -49,8 +49,11 @@ type vlog struct {
 	// to a state whose blocks were already reused.
 	covered map[Addr]bool
 
-	// extra is ckpt.Extra as a per-track set (nil: none), for logWindow.
-	extra []bool
+	// extra is ckpt.Extra as a per-track set (nil: none), for logWindow,
+	// and extraCyls the cylinders holding them, sorted (for searches that
+	// skip cylinders where entries may not go).
+	extra     []bool
+	extraCyls []int
 	// listExtra makes checkpoints list extra log tracks (SetExtraLogTracks).
 	listExtra bool
 }
