@@ -44,6 +44,9 @@ func (a *allocator) bestHoleInCylinder(c int, h disk.Head, startMs float64, f ho
 	if a.cylFree[c] == 0 {
 		return best
 	}
+	if a.phase != nil {
+		return a.bestInCylinderByPhase(c, h, startMs, 1, best, func(t int) bool { return a.holeOK(t, f) })
+	}
 	nt := a.l.NumTracks()
 	for s := 0; s < a.l.Model().Surfaces; s++ {
 		t := a.l.TrackOfCylSurf(c, s)

@@ -78,7 +78,14 @@ func (a *allocator) notePhaseFree(b int64, t int) {
 // rule, nor of runs longer than phaseRuns.
 func (a *allocator) phaseUsable(n int, w window, fill bool) bool {
 	nt := a.l.NumTracks()
-	return a.phase != nil && n <= phaseRuns && !fill && !a.avoidEmpty && (w.n == 0 || w.n >= nt)
+	return a.phase != nil && n <= phaseRuns && !fill && (w.n == 0 || w.n >= nt)
+}
+
+// notEmptyIfAvoided is the track filter of a search outside fill mode:
+// with avoidEmpty, empty tracks are passed over (bestInCylinder does the
+// same).
+func (a *allocator) notEmptyIfAvoided(t int) bool {
+	return !a.avoidEmpty || a.trackFree[t] != a.trackCap[t]
 }
 
 // freeInSlot reports whether track g (cap blocks) has a free run of n
@@ -102,7 +109,10 @@ func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint, n int) bool {
 // bestInCylinderByPhase is bestInCylinder for a run of n <= phaseRuns
 // blocks with no restriction: the head's own surface priced as before, the
 // other surfaces through the phase index.
-func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n int, best choice) choice {
+//
+// ok filters the tracks priced (avoidEmpty's, or the compactor's hole
+// filter); it does not touch the index, which says where free runs are.
+func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n int, best choice, ok func(t int) bool) choice {
 	noSlots, noSurfs := a.phase.noSlots[n-1], a.phase.noSurfs[n-1]
 	m := a.l.Model()
 	nt := a.l.NumTracks()
@@ -120,7 +130,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 	price := func(t int, mech float64) {
 		// As cheap as the best cannot win unless the best is on a higher
 		// surface of this cylinder (a block the head is at: no wait).
-		if mech > best.cost || (mech == best.cost && !bestHere) {
+		if mech > best.cost || (mech == best.cost && !bestHere) || !ok(t) {
 			return
 		}
 		if b, wait := a.firstRun(t, startMs+mech, n); b >= 0 && better(b, mech+wait) {

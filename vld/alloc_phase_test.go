@@ -40,13 +40,24 @@ func TestPhaseIndexSameChoices(t *testing.T) {
 					h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
 					start := rng.Float64() * 1000
 					n := 1 + rng.Intn(phaseRuns)
+					a.avoidEmpty = rng.Intn(4) == 0
 					got := a.choose(h, start, n, window{})
 					idx := a.phase
 					a.phase = nil
 					want := a.choose(h, start, n, window{})
 					a.phase = idx
 					if got != want {
-						t.Fatalf("util %.2f n %d head %+v t=%.3f: with the index %+v, full scan %+v", util, n, h, start, got, want)
+						t.Fatalf("util %.2f n %d avoidEmpty %v head %+v t=%.3f: with the index %+v, full scan %+v", util, n, a.avoidEmpty, h, start, got, want)
+					}
+					a.avoidEmpty = false
+					// The compactor's hole choice goes through the index too.
+					f := holeFilter{avoid: rng.Intn(l.NumTracks()), maxFree: int32(rng.Intn(8))}
+					hole := a.chooseHole(h, start, f)
+					a.phase = nil
+					wantHole := a.chooseHole(h, start, f)
+					a.phase = idx
+					if hole != wantHole {
+						t.Fatalf("util %.2f hole filter %+v head %+v t=%.3f: with the index %+v, full scan %+v", util, f, h, start, hole, wantHole)
 					}
 					for j := 0; got.block >= 0 && j < n; j++ {
 						a.markUsed(got.block + int64(j))

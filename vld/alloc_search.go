@@ -132,7 +132,7 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 		return best
 	}
 	if a.phaseUsable(n, w, fill) {
-		return a.bestInCylinderByPhase(c, h, startMs, n, best)
+		return a.bestInCylinderByPhase(c, h, startMs, n, best, a.notEmptyIfAvoided)
 	}
 	m := a.l.Model()
 	nt := a.l.NumTracks()
