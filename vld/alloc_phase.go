@@ -131,7 +131,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 		// As cheap as the best cannot win unless the best is on a higher
 		// surface of this cylinder (a block the head is at: no wait).
 		if mech > best.cost || (mech == best.cost && !bestHere) || !ok(t) {
-			return
+			return // (ok: the head's own track is filtered here)
 		}
 		if b, wait := a.firstRun(t, startMs+mech, n); b >= 0 && better(b, mech+wait) {
 			best, bestHere = choice{block: b, cost: mech + wait}, true
@@ -181,14 +181,19 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 			surf := bits.TrailingZeros16(sm)
 			sm &^= 1 << uint(surf)
 			t := first + surf
+			if t < nt && (surf == h.Surf || priced&(1<<uint(surf)) != 0 || !ok(t)) {
+				// Priced already, or not to be priced here (the head's
+				// own track, an empty track while avoiding them, a track
+				// the compactor's filter refuses): no need to look, and
+				// its bit stays as it is.
+				continue
+			}
 			if t >= nt || !a.mayHold(t, n) || !a.freeInSlot(g0.Surface(surf), int64(a.trackCap[t]), s, n) {
 				*cell |= 1 << uint(surf)
 				continue
 			}
-			if surf != h.Surf && priced&(1<<uint(surf)) == 0 {
-				priced |= 1 << uint(surf)
-				price(t, mech)
-			}
+			priced |= 1 << uint(surf)
+			price(t, mech)
 		}
 		if ^*cell&a.surfMask == 0 {
 			noSlots[c] |= 1 << s
