@@ -119,9 +119,11 @@ type Stats struct {
 	TotalBlocks, FreeBlocks   int64
 	Clock                     string // "simulated" (virtual) or "real-time"
 	AllocDecisions            int64  // placement decisions made
-	// AllocNs is the time placement decisions took (CPU: they do no I/O),
-	// AllocBlocks the blocks placed; their ratio is the allocator's cost
-	// per block, which must not grow with fullness (issue 32).
+	// AllocNs is the time placement decisions took (wall time of
+	// decisions that do no I/O, so CPU unless the goroutine waited for a
+	// core; one decision in 8 is timed and counted 8 times), AllocBlocks
+	// the blocks placed; their ratio is the allocator's cost per block,
+	// which must not grow with fullness (issue 32).
 	AllocNs, AllocBlocks int64
 	BatchPolicy          string // Options.Batch as ParseBatch reads it
 	BatchBlocks          int    // write batch size in force, blocks; 0 = FIFO
