@@ -12,10 +12,20 @@ FUZZTIME  ?= 30s
 FUZZMINIMIZE ?= 5s
 DEB_PKGS  := fuse3 fio fuse2fs e2fsprogs stress-ng
 
-.PHONY: all build deps test test-race test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers bench-fullness loopback figures clean
+.PHONY: all gocheck build deps test test-race test-short vet run fuzz go-fuzz bench bench-quick bench-go bench-peers bench-fullness loopback figures clean
 .PHONY: crashtest
 
 all: build
+
+# gocheck stops at once, with the fix, when go is missing or older than 1.21
+# (the first Go that fetches the toolchain go.mod asks for by itself).
+gocheck:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "make: '$(GO)' not found: install Go 1.21 or newer (https://go.dev/dl/); it fetches the Go version go.mod asks for by itself" >&2; exit 1; }
+	@v=$$(GOTOOLCHAIN=local $(GO) env GOVERSION 2>/dev/null | sed 's/^go//'); \
+	major=$${v%%.*}; rest=$${v#*.}; minor=$${rest%%[.a-z]*}; \
+	if [ -z "$$v" ] || [ "$$major" -lt 1 ] 2>/dev/null || { [ "$$major" = 1 ] && [ "$$minor" -lt 21 ]; } 2>/dev/null; then \
+	  echo "make: Go $$v is too old: install Go 1.21 or newer (https://go.dev/dl/); it fetches the Go version go.mod asks for by itself" >&2; exit 1; \
+	fi
 
 # deps installs what the tests and benchmarks use. Missing tools are installed
 # only when we are root and apt-get exists; otherwise the tests that need them
@@ -34,7 +44,7 @@ deps:
 	  else echo "warning: missing$$missing (not root or no apt-get); FUSE tests will skip"; fi; \
 	fi
 
-build:
+build: gocheck
 	$(GO) build -o bin/vlfs ./cmd/vlfs
 
 vet:
@@ -55,7 +65,7 @@ TEST_DEADLINE ?= 25m
 RACE_PKGS ?= ./vlfs/ ./vlfs/fusefs/ ./vld/ ./vld/device/ ./compactor/
 RACE_SKIP ?= ^(TestPosix|TestExtraLogTracksCrash|TestLFSCleanerCrash|TestRandomCrashRecovery|TestLogicalWriteSyncCrash|TestGatherCrashRecovery|TestRelocateCrash)$$
 
-test: deps build
+test: gocheck deps build
 	$(GO) vet $(PKGS)
 	timeout --kill-after=30s $(TEST_DEADLINE) $(GO) test -count=1 -timeout 14m $(PKGS)
 	timeout --kill-after=30s $(TEST_DEADLINE) $(GO) test -race -short -count=1 -timeout 14m -skip '$(RACE_SKIP)' $(RACE_PKGS)
@@ -70,7 +80,7 @@ test-short: build
 # 1 GiB) unless one exists, and mounts it at ./mnt in the foreground (as
 # root over a loop device, so that sync(1) and syncfs(2) commit too:
 # docs/durability.md).
-run: deps build
+run: gocheck deps build
 	@mkdir -p $(MNT)
 	@[ -f $(IMAGE) ] || ./bin/vlfs mkfs --disk st19101 --size 1GiB $(IMAGE)
 	@echo "mounting $(IMAGE) at ./$(MNT); use it from another shell, Ctrl-C to unmount"
