@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/vlfs/vlfs/crashtest"
@@ -18,6 +20,7 @@ type crashtestArgs struct {
 	sample, subsets, jobs, kill, first           int
 	seed                                         int64
 	asJSON, noShrink                             bool
+	sampleSet                                    bool // --sample given (seq1 and compact run all unless it is)
 }
 
 // runCrashtest is `vlfs crashtest`: record/replay crash states of
@@ -59,7 +62,7 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	fl.SetOutput(stderr)
 	fl.StringVar(&a.workloads, "workloads", "", "generated workloads: seq1 (all), seq2 or seq3 (a --sample), or compact (seq-1 ops with the idle-time compactor before or after the persistence point)")
 	fl.StringVar(&a.workload, "workload", "", "run one workload file (format: docs/crashtest.md)")
-	fl.IntVar(&a.sample, "sample", 2000, "how many seq2/seq3 workloads to draw")
+	fl.IntVar(&a.sample, "sample", 2000, "how many workloads to draw: of seq2/seq3 (default 2000); of seq1 or compact, a seeded random N of them in their order (default: all)")
 	fl.IntVar(&a.first, "first", 0, "run only the first N workloads (0: all)")
 	fl.Int64Var(&a.seed, "seed", 1, "seeds the sample, the crash-state subsets and torn writes, and the kill moments")
 	fl.IntVar(&a.subsets, "subsets", crashtest.DefaultSubsets, "random subsets of unflushed writes per flush epoch")
@@ -81,6 +84,7 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	if err := fl.Parse(args); err != nil {
 		return nil, exitUsage
 	}
+	fl.Visit(func(f *flag.Flag) { a.sampleSet = a.sampleSet || f.Name == "sample" })
 	if fl.NArg() != 0 || a.kill < 0 || a.sample < 1 || a.subsets < 1 || a.first < 0 ||
 		a.kill == 0 && (a.workloads == "") == (a.workload == "") || a.state != "" && a.workload == "" {
 		fl.Usage()
@@ -100,9 +104,9 @@ func (a *crashtestArgs) load() ([]crashtest.Workload, error) {
 		}
 		ws = []crashtest.Workload{w}
 	case "seq1":
-		ws = crashtest.Seq1()
+		ws = a.sampleOf(crashtest.Seq1())
 	case "compact":
-		ws = crashtest.Compact()
+		ws = a.sampleOf(crashtest.Compact())
 	case "seq2", "seq3":
 		var err error
 		if ws, err = crashtest.SeqSample(int(a.workloads[3]-'0'), a.sample, a.seed); err != nil {
@@ -115,6 +119,21 @@ func (a *crashtestArgs) load() ([]crashtest.Workload, error) {
 		ws = ws[:a.first]
 	}
 	return ws, nil
+}
+
+// sampleOf is a seeded random --sample of ws, in their order, or all of
+// them when --sample was not given (or is not smaller).
+func (a *crashtestArgs) sampleOf(ws []crashtest.Workload) []crashtest.Workload {
+	if !a.sampleSet || a.sample >= len(ws) {
+		return ws
+	}
+	pick := rand.New(rand.NewSource(a.seed)).Perm(len(ws))[:a.sample]
+	slices.Sort(pick)
+	out := make([]crashtest.Workload, len(pick))
+	for i, j := range pick {
+		out[i] = ws[j]
+	}
+	return out
 }
 
 func printCrashResult(res crashtest.Result, asJSON bool, stdout, stderr io.Writer) {

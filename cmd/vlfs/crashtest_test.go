@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +112,47 @@ func TestCrashtestCompact(t *testing.T) {
 	code, out, errs := runCLI(t, "crashtest", "--workload", "../../testdata/crash/examples/compact-moves.wl", "--save", "")
 	if code != exitOK || !strings.Contains(out, "blocks moved by the compactor") || !strings.Contains(out, " 0 failures") {
 		t.Errorf("compact-moves.wl: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestCrashtestSampleOfSeq1: --sample N with seq1 (or compact) runs a
+// seeded random N of them in their order, different seeds differ; without
+// it, all of them run.
+func TestCrashtestSampleOfSeq1(t *testing.T) {
+	load := func(args ...string) []string {
+		t.Helper()
+		a, code := parseCrashtestArgs(args, &strings.Builder{})
+		if code != exitOK {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		ws, err := a.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := make([]string, len(ws))
+		for i, w := range ws {
+			names[i] = w.Name
+		}
+		return names
+	}
+	all := load("--workloads", "seq1")
+	one, again, other := load("--workloads", "seq1", "--sample", "50"), load("--workloads", "seq1", "--sample", "50"), load("--workloads", "seq1", "--sample", "50", "--seed", "2")
+	if len(all) < 100 || len(one) != 50 {
+		t.Fatalf("seq1: %d workloads, --sample 50 gave %d", len(all), len(one))
+	}
+	if !slices.Equal(one, again) || slices.Equal(one, other) {
+		t.Fatalf("a sample is not a function of the seed: %v / %v / %v", one[:3], again[:3], other[:3])
+	}
+	pos := map[string]int{}
+	for i, n := range all {
+		pos[n] = i
+	}
+	for i := 1; i < len(one); i++ {
+		if p, q := pos[one[i-1]], pos[one[i]]; q <= p {
+			t.Fatalf("sample out of order or repeated: %s (%d) then %s (%d)", one[i-1], p, one[i], q)
+		}
+	}
+	if c := load("--workloads", "compact", "--sample", "7"); len(c) != 7 {
+		t.Fatalf("compact --sample 7 gave %d", len(c))
 	}
 }
