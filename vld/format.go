@@ -37,6 +37,11 @@ func Format(dev device.Device, fo FormatOptions) error {
 		return fmt.Errorf("format: kind %q or app data of %d bytes too long: %w", fo.Kind, len(fo.AppData), ErrInvalid)
 	}
 	nb := dev.Size() / int64(bs)
+	if nb < 64 {
+		// Checked before the layout: 0 blocks would mean the whole model
+		// to NewLayout, and the format then failed writing past the end.
+		return fmt.Errorf("format: an image of %d bytes is too small: at least 64 blocks of %d bytes (%d bytes) are needed: %w", dev.Size(), bs, 64*int64(bs), ErrInvalid)
+	}
 	if c := fo.Model.CapacityBytes(); dev.Size() > c {
 		return fmt.Errorf("format: image of %d bytes is larger than disk model %q (%d bytes): use a smaller --size or a larger disk: %w",
 			dev.Size(), fo.Model.Name, c, ErrInvalid)

@@ -61,7 +61,11 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := compactImage(pos[0], cfg, *quiet, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "vlfs compact: %s: %v\n", pos[0], err)
+		if strings.Contains(err.Error(), pos[0]) {
+			fmt.Fprintf(stderr, "vlfs compact: %v\n", err) // it names the image already
+		} else {
+			fmt.Fprintf(stderr, "vlfs compact: %s: %v\n", pos[0], err)
+		}
 		return exitFailure
 	}
 	if *asJSON {

@@ -146,7 +146,7 @@ func openFsckImage(path string, readOnly bool, res *fsckResult) (device.Device, 
 	if err == nil {
 		return dev, exitOK
 	}
-	res.Errors = append(res.Errors, fmt.Sprintf("cannot open %s: %v", path, err))
+	res.Errors = append(res.Errors, fmt.Sprintf("cannot open the image: %v", err)) // err names the path
 	if errors.Is(err, device.ErrLocked) {
 		res.Errors = append(res.Errors, "the image is mounted: unmount it first (vlfs umount MOUNTPOINT)")
 	}

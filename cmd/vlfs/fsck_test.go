@@ -205,3 +205,13 @@ func TestInspectViews(t *testing.T) {
 	}
 	fsckJSON(t, exitOK, img)
 }
+
+// TestFsckMissingImage names the missing path once (it said it three
+// times: "cannot open X: open X: open X: no such file or directory").
+func TestFsckMissingImage(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "none.img")
+	code, out, errs := runCLI(t, "fsck", img)
+	if msg := out + errs; code != exitFailure || strings.Count(msg, img) != 1 || !strings.Contains(msg, "no such file") {
+		t.Fatalf("exit %d: %q", code, msg)
+	}
+}

@@ -184,3 +184,22 @@ func TestMkfsFillsHoles(t *testing.T) {
 		})
 	}
 }
+
+// TestMkfsTooSmall: a size below 64 blocks is refused with the minimum
+// named (it used to fail writing past the end of a 10-byte image, as
+// "device: access out of range"), and nothing is left behind.
+func TestMkfsTooSmall(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "x.img")
+	for _, size := range []string{"10", "100KiB"} {
+		code, _, errs := runCLI(t, "mkfs", "--size", size, img)
+		if code != exitFailure || !strings.Contains(errs, "too small") && !strings.Contains(errs, "less than one track") {
+			t.Errorf("--size %s: exit %d: %s", size, code, errs)
+		}
+		if strings.Contains(errs, "out of range") {
+			t.Errorf("--size %s: %s", size, errs)
+		}
+		if _, err := os.Stat(img); !os.IsNotExist(err) {
+			t.Fatalf("--size %s: a refused mkfs left an image behind", size)
+		}
+	}
+}

@@ -64,6 +64,10 @@ func openOS(path string, o FileOptions) (*os.File, error) {
 	if err != nil && o.Direct && errors.Is(err, unix.EINVAL) {
 		return nil, fmt.Errorf("open %s with O_DIRECT (open it without Direct instead): %w", path, ErrNoDirect)
 	}
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return nil, err // it names the operation and the path already
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
