@@ -3,8 +3,9 @@ package bench
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/vlfs/vlfs/internal/liveline"
 )
 
 // Progress shows how far a long benchmark has got: points done of the
@@ -42,7 +43,7 @@ func NewProgress(w io.Writer, label string, total int) *Progress {
 }
 
 func newProgressAt(w io.Writer, label string, total int, now func() time.Time) *Progress {
-	p := &Progress{w: w, label: label, total: total, tty: isTerminal(w), now: now}
+	p := &Progress{w: w, label: label, total: total, tty: liveline.IsTerminal(w), now: now}
 	p.start = now()
 	p.last = p.start
 	return p
@@ -87,14 +88,4 @@ func (p *Progress) print(what string, t time.Time) {
 		return
 	}
 	fmt.Fprintln(p.w, line)
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

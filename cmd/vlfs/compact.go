@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/internal/liveline"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
@@ -144,14 +145,12 @@ func compactTarget(t compactor.Target, path string, cfg compactor.Config, quiet 
 // from where they started towards the target; it redraws only on change.
 func progressBar(w io.Writer, start int) func(compactor.Progress) {
 	const width = 30
-	last := ""
+	line := liveline.New(w)
 	return func(p compactor.Progress) {
 		span := max(p.TargetTracks-start, 1)
 		filled := min(max((p.EmptyTracks-start)*width/span, 0), width)
-		line := fmt.Sprintf("\r[%s%s] %d/%d empty tracks, %d blocks moved", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.EmptyTracks, p.TargetTracks, p.BlocksMoved)
-		if line != last {
-			last = line
-			io.WriteString(w, line)
-		}
+		bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
+		// A log gets a line each time the bar grows, not each step.
+		line.Show(fmt.Sprintf("[%s] %d/%d empty tracks, %d blocks moved", bar, p.EmptyTracks, p.TargetTracks, p.BlocksMoved), bar)
 	}
 }

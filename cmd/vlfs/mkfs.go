@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vlfs/vlfs/internal/liveline"
 	"github.com/vlfs/vlfs/internal/zerofill"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
@@ -175,19 +176,16 @@ func (m *mkfsJob) format(dev device.Device) error {
 
 // progressPrinter reports progress in whole steps of 5 % on one line.
 func progressPrinter(w io.Writer, what string) func(done, total int64) {
-	last := int64(-1)
+	line := liveline.New(w)
 	return func(done, total int64) {
 		if total <= 0 {
 			return
 		}
 		pct := done * 100 / total / 5 * 5
-		if pct == last {
-			return
-		}
-		last = pct
-		fmt.Fprintf(w, "\r%s: %3d%%", what, pct)
+		s := fmt.Sprintf("%s: %3d%%", what, pct)
+		line.Show(s, s)
 		if done >= total {
-			fmt.Fprintln(w)
+			line.End()
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/internal/liveline"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
 )
@@ -210,6 +211,7 @@ func (a *profileArgs) openTarget() (profile.Target, func(), error) {
 // w, at most ten times a second, and ends the line when done.
 func profileProgress(w io.Writer, what string) func(done, total int) {
 	start, last := time.Now(), time.Time{}
+	line := liveline.New(w)
 	return func(done, total int) {
 		now := time.Now()
 		if done < total && now.Sub(last) < 100*time.Millisecond {
@@ -219,10 +221,11 @@ func profileProgress(w io.Writer, what string) func(done, total int) {
 		const width = 30
 		fill := done * width / max(total, 1)
 		left := time.Duration(float64(now.Sub(start)) * float64(total-done) / float64(max(done, 1)))
-		fmt.Fprintf(w, "\r%s [%s%s] %3d%% %d/%d, %v left ", what, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-			done*100/max(total, 1), done, total, left.Round(time.Second))
+		pct := done * 100 / max(total, 1)
+		line.Show(fmt.Sprintf("%s [%s%s] %3d%% %d/%d, %v left", what, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+			pct, done, total, left.Round(time.Second)), fmt.Sprint(pct/10)) // a log: a line per 10 %
 		if done >= total {
-			fmt.Fprintln(w)
+			line.End()
 		}
 	}
 }
