@@ -24,6 +24,22 @@ type fsckResult struct {
 	ExitCode int            `json:"exit_code"`
 }
 
+// emptyLists makes every list [] rather than null in --json, whichever
+// path filled (or did not fill) it: a script reads one shape.
+func (r *fsckResult) emptyLists() {
+	r.Errors = nonNil(r.Errors)
+	r.Findings = nonNil(r.Findings)
+	r.Fixed = nonNil(r.Fixed)
+	r.Left = nonNil(r.Left)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // runFsck checks an image: recovery (as a mount would do it, without
 // writing), the VLD invariants and the file system's: reachability, link
 // counts, sizes, checksums. With --repair it fixes what is safe to fix
@@ -53,6 +69,7 @@ func runFsck(args []string, stdout, stderr io.Writer) int {
 		res.ExitCode = fsckImage(fl.Arg(0), &res)
 	}
 	if *asJSON {
+		res.emptyLists()
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {

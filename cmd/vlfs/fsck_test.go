@@ -215,3 +215,17 @@ func TestFsckMissingImage(t *testing.T) {
 		t.Fatalf("exit %d: %q", code, msg)
 	}
 }
+
+// TestFsckJSONLists: every list in --json is [] when empty, never null.
+func TestFsckJSONLists(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "a.img")
+	if code, _, errs := runCLI(t, "mkfs", "--size", "16MiB", img); code != exitOK {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{{"fsck", "--json", img}, {"fsck", "--json", "--repair", img}} {
+		_, out, _ := runCLI(t, args...)
+		if strings.Contains(out, "null") {
+			t.Errorf("%q: %s", args, out)
+		}
+	}
+}

@@ -40,10 +40,10 @@ func commands() map[string]command {
 		"mount":   {"mount an image with FUSE (vlfs mount [-o OPTS] [--background] IMAGE DIR)", runMount},
 		"umount":  {"unmount a vlfs mount point and wait for the image to close", runUmount},
 		"stats":   {"live counters of a mount, or static ones of an image (--json)", runStats},
-		"compact": {"compact free space of a logical-disk image offline, with a progress bar", runCompact},
+		"compact": {"compact free space of an unmounted image (vlfs or logical disk) offline, with a progress bar", runCompact},
 		"profile": {"measure a device's write cost by skip x think time (Bark): vlfs profile TARGET --out FILE", runProfile},
 
-		"crashtest": {"crash-consistency test: --workloads seq1|seq2, --workload FILE, or --kill N (docs/crashtest.md)", runCrashtest},
+		"crashtest": {"crash-consistency test: --workloads seq1|seq2|seq3|compact, --workload FILE, or --kill N (docs/crashtest.md)", runCrashtest},
 	}
 }
 

@@ -98,6 +98,7 @@ func (r Report) textFUSE(w io.Writer) {
 		c := r.FUSE[k]
 		fmt.Fprintf(w, "  %s\t%d\t%d\t%.1f\t%.1f\t%.1f\n", k, c.Count, c.Errors, c.WallUsMean, c.WallUsP50, c.WallUsP99)
 	}
+	fmt.Fprintf(w, "  (errors: requests answered with an errno, as a lookup of a missing name or a flush after a failed write is; not failures of vlfs)\n")
 }
 
 // textWall prints where fsyncs spend wall-clock time: the rows that have
