@@ -131,7 +131,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 		// As cheap as the best cannot win unless the best is on a higher
 		// surface of this cylinder (a block the head is at: no wait).
 		if mech > best.cost || (mech == best.cost && !bestHere) || !ok(t) {
-			return // (ok: the head's own track is filtered here)
+			return // ok is the search's track filter, for the head's own track too
 		}
 		if b, wait := a.firstRun(t, startMs+mech, n); b >= 0 && better(b, mech+wait) {
 			best, bestHere = choice{block: b, cost: mech + wait}, true
