@@ -157,12 +157,20 @@ bench-fullness: deps build
 # bench: the whole benchmark suite (tools/figures/run-bench.sh), each
 # report saved as docs/results/NAME.json with its table on stdout, then the
 # figures. At most 20 minutes on 2 cores; QUICK=1 (or make bench-quick)
-# passes --quick to every benchmark, under 2 minutes. Go micro-benchmarks:
+# passes --quick to every benchmark, under 2 minutes, and writes its JSON,
+# figures and results.md under results-local/ (ignored by git): only a
+# deliberate full run updates the committed results. Go micro-benchmarks:
 # make bench-go.
-RESULTS ?= docs/results
+ifeq ($(QUICK),)
+RESULTS     ?= docs/results
+FIGURES_OUT ?= docs
+else
+RESULTS     ?= results-local/results
+FIGURES_OUT ?= results-local
+endif
 bench: build
 	VLFS=./bin/vlfs RESULTS=$(RESULTS) QUICK=$(QUICK) sh tools/figures/run-bench.sh
-	$(MAKE) figures RESULTS=$(RESULTS)
+	$(MAKE) figures RESULTS=$(RESULTS) FIGURES_OUT=$(FIGURES_OUT)
 
 bench-quick:
 	$(MAKE) bench QUICK=1
@@ -170,11 +178,13 @@ bench-quick:
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./vld/...
 
-# figures: the plots in docs/figures and docs/results.md, from the JSON in
-# $(RESULTS) only. tools/figures is its own Go module, so gonum/plot is
-# never compiled by the main module or make test.
+# figures: the plots in $(FIGURES_OUT)/figures and $(FIGURES_OUT)/results.md
+# (docs/ unless QUICK), from the JSON in $(RESULTS) only. tools/figures is
+# its own Go module, so gonum/plot is never compiled by the main module or
+# make test.
 figures:
-	cd tools/figures && $(GO) run . -results $(abspath $(RESULTS)) -out $(abspath docs)
+	@mkdir -p $(FIGURES_OUT)/figures
+	cd tools/figures && $(GO) run . -results $(abspath $(RESULTS)) -out $(abspath $(FIGURES_OUT))
 
 # crashtest: the full crash-consistency pass (docs/crashtest.md): all seq-1
 # workloads, a 2,000-workload seq-2 sample and ten SIGKILLs of a FUSE mount.
