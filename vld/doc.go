@@ -5,7 +5,9 @@
 // It owns:
 //   - the eager-writing allocator (alloc*.go): free space per track, the
 //     cylinder sweep, the fill threshold of section 4.2 of the virtual-log
-//     paper;
+//     paper, and the indexes that keep a search's cost from growing with
+//     fullness without changing its choice (alloc_runs.go, alloc_phase.go,
+//     alloc_skip.go);
 //   - the head model and the two clocks (clock.go);
 //   - the virtual log (vlog.go): a tree of entries chained backwards from a
 //     root, each entry the newest version of one "piece" of the client's map;
