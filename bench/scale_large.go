@@ -2,10 +2,7 @@ package bench
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
@@ -73,36 +70,11 @@ func scaleLargeMount(cfg ScaleConfig, path string, files int) (map[string]any, e
 	if files > 0 {
 		dirs = scaleDirs(cfg, files)
 	}
-	debug.FreeOSMemory()
-	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-	dev, err := device.OpenFile(path, device.FileOptions{})
+	r, err := mountAtRest(path, dirs, true)
 	if err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
-	fs, err := vlfs.Mount(dev, vlfs.Options{})
-	if err != nil {
-		dev.Close()
-		return nil, err
-	}
-	mount := time.Since(t0)
-	err = scaleWalk(fs, dirs)
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	rss, hwm := procKiB("VmRSS"), procKiB("VmHWM")
-	var check time.Duration
-	if err == nil {
-		t0 = time.Now()
-		err = fs.Check()
-		check = time.Since(t0)
-	}
-	if cerr := fs.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
+	mount, check, rss, hwm, reset := r.mount, r.check, r.rssKiB, r.hwmKiB, r.reset
 	goal := "mkfs_ms at most 10000, mount_ms at most 1000, rss_mib at most 256"
 	if files > 0 {
 		goal = "mount_ms at most 1000, rss_mib at most 256"
@@ -113,7 +85,7 @@ func scaleLargeMount(cfg ScaleConfig, path string, files int) (map[string]any, e
 	return map[string]any{
 		"target": "large", "disk": cfg.LargeModel.Name, "goal": goal, "files": files, "dirs": dirs, "file_kib": 0,
 		"image_mib": cfg.LargeGiB << 10, "mount_ms": ms(mount), "check_ms": ms(check),
-		"heap_inuse_mib": mib(int64(m.HeapInuse)), "rss_mib": mib(rss << 10), "peak_rss_mib": mib(hwm << 10),
+		"heap_inuse_mib": mib(int64(r.heapInuse)), "rss_mib": mib(rss << 10), "peak_rss_mib": mib(hwm << 10),
 		"met": rss >= 0 && ms(mount) <= ScaleLargeMountTargetMs && mib(rss<<10) <= ScaleRSSTargetMiB,
 	}, nil
 }
