@@ -60,16 +60,16 @@ func (a *allocator) notePhaseFree(b int64, t int) {
 	}
 	g := a.l.Track(t)
 	c, surf := a.l.CylSurf(t)
-	clear := func(n int, i int64) {
+	mayStart := func(n int, i int64) { // a run of n may start at block i
 		s := phaseSlot(g.Sector(i), g.SectorsPerTrack())
 		p.noSlots[n-1][c] &^= 1 << s
 		p.noSurfs[n-1][c*phaseSlots+int(s)] &^= 1 << uint(surf)
 	}
 	i := b - g.Start
-	clear(1, i)
-	clear(2, i)
+	mayStart(1, i)
+	mayStart(2, i)
 	if i > 0 {
-		clear(2, i-1)
+		mayStart(2, i-1)
 	}
 }
 

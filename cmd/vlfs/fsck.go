@@ -62,7 +62,7 @@ func runFsck(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return exitUsage
 	}
-	res := fsckResult{Image: fl.Arg(0), Errors: []string{}, Findings: []vlfs.Finding{}, Fixed: []string{}, Left: []vlfs.Finding{}}
+	res := fsckResult{Image: fl.Arg(0)} // lists made [] for --json by emptyLists
 	if *repair {
 		res.ExitCode = repairImage(fl.Arg(0), &res)
 	} else {
