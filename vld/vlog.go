@@ -56,10 +56,18 @@ type vlog struct {
 	extraCyls []int
 	// listExtra makes checkpoints list extra log tracks (SetExtraLogTracks).
 	listExtra bool
+
+	// Scratch of add's walks, kept from one entry to the next: the tree
+	// holds every piece written since the checkpoint (vlfs's log records
+	// are distinct pieces, up to 128 of them), and fresh maps per entry
+	// were most of a small commit's allocations.
+	seen, sub map[uint64]bool
+	stack     []ondisk.Ref
 }
 
 func newVlog() *vlog {
-	return &vlog{entries: map[uint64]*logEntry{}, cur: map[uint32]pieceLoc{}, payload: map[uint32][]byte{}, nextSeq: 1}
+	return &vlog{entries: map[uint64]*logEntry{}, cur: map[uint32]pieceLoc{}, payload: map[uint32][]byte{}, nextSeq: 1,
+		seen: map[uint64]bool{}, sub: map[uint64]bool{}}
 }
 
 // isLive reports whether e is the current version of its piece.
@@ -68,7 +76,8 @@ func (g *vlog) isLive(e *logEntry) bool { return g.cur[e.piece].ref == e.ref }
 // reach marks in seen every present entry reachable from r, not passing
 // through the entry with sequence number skip (0: none).
 func (g *vlog) reach(r ondisk.Ref, skip uint64, seen map[uint64]bool) {
-	stack := []ondisk.Ref{r}
+	stack := append(g.stack[:0], r)
+	defer func() { g.stack = stack[:0] }()
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -82,8 +91,10 @@ func (g *vlog) reach(r ondisk.Ref, skip uint64, seen map[uint64]bool) {
 }
 
 // liveMissing reports whether a live entry reachable from r is not in seen.
+// The set it returns is scratch, valid until the next call.
 func (g *vlog) liveMissing(r ondisk.Ref, skip uint64, seen map[uint64]bool) (map[uint64]bool, bool) {
-	sub := map[uint64]bool{}
+	sub := g.sub
+	clear(sub)
 	g.reach(r, skip, sub)
 	for s := range sub {
 		if !seen[s] && g.isLive(g.entries[s]) {
@@ -110,7 +121,8 @@ func (g *vlog) add(piece uint32, ref ondisk.Ref) (ptrs []ondisk.Ref, freed []Add
 	if obs != nil {
 		skip = obs.ref.Seq
 	}
-	seen := map[uint64]bool{}
+	seen := g.seen
+	clear(seen)
 	if !g.root.IsZero() && g.root.Seq != skip {
 		ptrs = append(ptrs, g.root)
 		g.reach(g.root, skip, seen)
@@ -145,7 +157,8 @@ func (g *vlog) add(piece uint32, ref ondisk.Ref) (ptrs []ondisk.Ref, freed []Add
 
 // collect recycles present entries no longer reachable from the root.
 func (g *vlog) collect() []Addr {
-	seen := map[uint64]bool{}
+	seen := g.seen
+	clear(seen)
 	g.reach(g.root, 0, seen)
 	var freed []Addr
 	for s, e := range g.entries {

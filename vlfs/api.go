@@ -94,6 +94,10 @@ type Options struct {
 	// (inode and indirect blocks) is written out and evicted between
 	// commits instead of only by them.
 	TinyCaches bool
+	// MaxRecords bounds the log records of file-system version 3 between
+	// full commits (records.go): 0 is DefaultMaxRecords, a negative value
+	// makes every commit a full one, as in version 2 (for comparisons).
+	MaxRecords int
 }
 
 // MkfsOptions describe a new file system.
@@ -188,7 +192,16 @@ type Stats struct {
 	// durable, and fsync, syncfs and unmount report it
 	FailedCommits int64
 	CommitError   string
-	DirtyBytes    int64 // buffered data not yet written to the volume
+	// RecordCommits: commits that wrote their data and one log record
+	// instead of the blocks that point at the data (version 3,
+	// records.go); part of Commits. Records: those durable since the last
+	// full commit, which a crash now would replay.
+	RecordCommits, Records int64
+	// ReplayedRecords: records mount replayed after an unclean stop, in
+	// ReplayMs of wall time (the walk of the metadata not included).
+	ReplayedRecords int
+	ReplayMs        float64
+	DirtyBytes      int64 // buffered data not yet written to the volume
 	// WriteThroughBlocks: data blocks of large writes sent to the volume
 	// at once instead of buffered (Options.WriteThroughBytes)
 	WriteThroughBlocks int64

@@ -181,6 +181,21 @@ func (fs *FS) prepareLocked(in *inode, lbn uint64) error {
 // setPtrLocked points lbn at a and frees what it pointed at before. The
 // path must have been prepared.
 func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
+	old, err := fs.pointLocked(in, lbn, a)
+	if err != nil {
+		return err
+	}
+	if old != 0 && old != a { // equal: rewritten in place
+		fs.freeBlockLocked(old)
+	}
+	fs.rec.sets++
+	return nil
+}
+
+// pointLocked points lbn at a and returns what it pointed at before,
+// which stays the caller's to free (a record's replay frees nothing: the
+// walk never declared what the record replaced live).
+func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr) (vld.Addr, error) {
 	var old *uint64
 	if lbn < ondisk.NumDirect {
 		old = &in.d.Direct[lbn]
@@ -189,18 +204,16 @@ func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
 		k, slot := fs.geo.leafKey(lbn)
 		n, err := fs.nodeLocked(in, k, true)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		old = &n.ptrs[slot]
 		in.dirtyNode(k, n)
 	}
-	if *old != 0 && *old != a { // equal: rewritten in place
-		fs.freeBlockLocked(*old)
-	}
+	prev := *old
 	*old = a
 	fs.noteBlockLocked(in, lbn, a) // the compactor's reverse map
 	fs.markDirtyLocked(in)
-	return nil
+	return prev, nil
 }
 
 // freeBlockLocked queues a for release at the next commit snapshot: until

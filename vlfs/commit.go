@@ -127,14 +127,26 @@ func (fs *FS) commit(seq uint64) error {
 	// each after the one before, so that the whole commit reaches the
 	// device as one request where there is room (vld/gather.go).
 	fs.vol.Gather()
-	p, err := fs.planCommitLocked()
+	var rp *recordPlan
+	var p *commitPlan
+	var err error
+	if fs.recordableLocked() {
+		rp, err = fs.planRecordLocked()
+	}
+	if err == nil && rp == nil {
+		p, err = fs.planCommitLocked()
+	}
 	if err == nil {
 		err = fs.releaseFreesLocked()
-		if err != nil {
+		if err != nil && p != nil {
 			fs.imap.redirty(p.pieces)
 		}
 	}
+	// What the log holds is this plan's now; after a failure the next
+	// commit writes everything from memory (a full one).
+	fs.rec.reset()
 	if err != nil {
+		fs.rec.full = true
 		fs.unlock()
 		if gerr := fs.vol.EndGather(); gerr != nil {
 			return errors.Join(err, fs.volErr("commit", gerr))
@@ -151,16 +163,28 @@ func (fs *FS) commit(seq uint64) error {
 	planned := time.Now()
 	fs.stats.wall.writeOut.Record(locked.Sub(start))
 	fs.stats.wall.plan.Record(planned.Sub(locked))
-	addrs, err := fs.landCommit(p)
+	var addrs []vld.Addr
+	if rp != nil {
+		err = fs.landRecord(rp)
+	} else {
+		addrs, err = fs.landCommit(p)
+	}
 	fs.stats.wall.volume.Since(planned)
 	fs.lock()
 	defer fs.unlock()
 	defer fs.stats.wall.commit.Since(start)
 	fs.committing = false
 	if err != nil {
-		fs.imap.redirty(p.pieces)
+		if p != nil {
+			fs.imap.redirty(p.pieces)
+		}
+		fs.rec.full = true
 		fs.markDirtySinceLocked()
 		return fs.volErr("commit", err)
+	}
+	if rp != nil {
+		fs.applyRecordLocked(rp)
+		return nil
 	}
 	fs.applyCommitLocked(p, addrs)
 	return nil
@@ -182,6 +206,21 @@ func (fs *FS) commitStartLocked() error {
 		return errReadOnlyCommit
 	}
 	return fs.failed
+}
+
+// landRecord runs the volume's part of a record commit: the record, with
+// the data the volume holds back (one request where it fits), and a flush.
+func (fs *FS) landRecord(rp *recordPlan) error {
+	if len(rp.rec.Files) == 0 {
+		// Nothing changed since the last record; the volume still takes
+		// the commit, which makes blocks freed before it reusable.
+		return fs.vol.Commit(nil)
+	}
+	pl, err := rp.payload(fs.geo.payload)
+	if err != nil {
+		return errors.Join(err, fs.vol.EndGather())
+	}
+	return fs.vol.Commit(pl)
 }
 
 // landCommit runs the volume's part of a commit.
@@ -278,6 +317,11 @@ func (fs *FS) flusher() {
 		}
 		fs.mu.Lock()
 		due := !fs.dirtySince.IsZero() && time.Since(fs.dirtySince)+tick >= fs.opts.FlushInterval
+		if fs.fullDueLocked(fs.opts.FlushInterval) {
+			// Records have stood for the blocks they point past long
+			// enough: write those blocks, so that a crash replays little.
+			fs.rec.full, due = true, true
+		}
 		fs.mu.Unlock()
 		if due {
 			if err := fs.syncAll(); err != nil {

@@ -27,6 +27,9 @@ type commitPlan struct {
 	near   []vld.Addr // placement hints: their old copies (none under range placement)
 	groups [][]inodeVer
 	pieces []uint32 // pieces to commit, in order
+	// epoch, if not 0, is the record epoch this commit starts: pieces
+	// then ends with the epoch's piece (records.go).
+	epoch uint64
 	// scratch holds each piece's addresses before this commit (base[i]
 	// for pieces[i]) and the payloads encode builds from them.
 	scratch *planScratch
@@ -43,10 +46,12 @@ type planScratch struct {
 	out      map[uint32][]byte
 }
 
-// inodeVer is an inode and the version of its record that a plan encoded.
+// inodeVer is an inode, the version of its record that a plan encoded
+// and that record.
 type inodeVer struct {
 	in  *inode
 	ver uint64
+	d   ondisk.Inode
 }
 
 // planCommitLocked writes out everything below the inode blocks and builds
@@ -73,15 +78,19 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 		p.near = append(p.near, fs.inodeHintLocked(ibn))
 		vs := make([]inodeVer, len(group))
 		for i, in := range group {
-			vs[i] = inodeVer{in, in.ver}
+			vs[i] = inodeVer{in, in.ver, in.d}
 		}
 		p.groups = append(p.groups, vs)
 		fs.imap.markPiece(ibn)
 	}
-	p.pieces = fs.imap.takeDirtySet()
+	p.pieces, p.epoch = fs.epochPieceLocked(fs.imap.takeDirtySet())
 	s := p.scratch
 	s.base = s.base[:0]
 	for i, pc := range p.pieces {
+		if ondisk.IsRecordPiece(pc) {
+			s.base = append(s.base, nil)
+			continue
+		}
 		as := s.kept.Get(i, int(fs.geo.perPiece))
 		fs.imap.pieceAddrs(pc, as)
 		s.base = append(s.base, as)
@@ -102,6 +111,12 @@ func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
 	}
 	clear(s.out)
 	for j, pc := range p.pieces {
+		if ondisk.IsRecordPiece(pc) {
+			b := s.payloads.Get(j, ondisk.EpochSize)
+			_ = ondisk.EncodeEpoch(b, p.epoch) // cannot fail: b is EpochSize long
+			s.out[pc] = b
+			continue
+		}
 		as := s.base[j]
 		lo := uint64(pc) * p.perPiece
 		for i, ibn := range p.ibns {
@@ -131,6 +146,10 @@ func (p *commitPlan) writeOpts() vld.WriteOpts {
 // inode-block cache, and which inodes are now clean (those whose record did
 // not change while the commit was in flight).
 func (fs *FS) applyCommitLocked(p *commitPlan, addrs []vld.Addr) {
+	n0 := len(fs.pendingFree)
+	// The old copies freed here are the committed state's garbage: a
+	// record may follow them (records.go).
+	defer func() { fs.rec.frees += len(fs.pendingFree) - n0 }()
 	for i, ibn := range p.ibns {
 		if old := fs.imap.addr(ibn); old != 0 && old != addrs[i] { // equal: rewritten in place
 			fs.freeBlockLocked(old)
@@ -138,10 +157,14 @@ func (fs *FS) applyCommitLocked(p *commitPlan, addrs []vld.Addr) {
 		fs.imap.setAddrClean(ibn, addrs[i])
 		fs.iblocks[ibn] = p.bufs[i]
 		for _, v := range p.groups[i] {
-			if fs.inodes[v.in.ino] == v.in && v.in.ver == v.ver {
-				v.in.dirty = false
+			if fs.inodes[v.in.ino] == v.in {
+				v.in.base, v.in.baseOK = v.d, true // durable now, whatever changed since
+				if v.in.ver == v.ver {
+					v.in.dirty = false
+				}
 			}
 		}
 	}
 	fs.settleLocked(p.ins)
+	fs.applyFullLocked(p.epoch)
 }

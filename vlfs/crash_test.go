@@ -67,6 +67,12 @@ func TestCrashDurability(t *testing.T) {
 	t.Run("fs-version-1", func(t *testing.T) {
 		crashRun(t, seed+2, crashOpts{limits: tiny, deep: true, version: ondisk.FSVersionAddr})
 	})
+	// Mostly small writes to a few files, each fsync'd, with truncates and
+	// renames between: version 3 commits most as log records, and every
+	// fourth commit ends an epoch.
+	t.Run("records", func(t *testing.T) {
+		crashRun(t, seed+3, crashOpts{deep: true, writes: true, version: ondisk.FSVersionRecords, maxRecords: 3})
+	})
 }
 
 // TestCrashDurabilityPinned replays early-writeout seeds that once failed
@@ -89,13 +95,17 @@ type crashOpts struct {
 	limits  *cacheLimits
 	version uint32
 	deep    bool
+	// writes: a workload of writes (writeHeavy) under Options.MaxRecords
+	// maxRecords, which must commit some records.
+	writes     bool
+	maxRecords int
 }
 
 func crashRun(t *testing.T, seed int64, co crashOpts) {
 	rng := rand.New(rand.NewSource(seed))
 	base := newFormattedVersion(t, 8<<20, co.version)
 	rec := device.NewCrash(base)
-	o := Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10}
+	o := Options{FlushInterval: time.Hour, DirtyLimitBytes: 8 << 10, MaxRecords: co.maxRecords}
 	if seed%2 != 0 {
 		o.WriteThroughBytes = 8 << 10 // large writes unbuffered (writethrough.go)
 	}
@@ -112,7 +122,7 @@ func crashRun(t *testing.T, seed int64, co crashOpts) {
 	if testing.Short() {
 		steps = 8
 	}
-	w := crashWorkload{t: t, fs: fs, rng: rng, deep: co.deep}
+	w := crashWorkload{t: t, fs: fs, rng: rng, deep: co.deep, writes: co.writes}
 	for range steps {
 		w.changes(1 + rng.Intn(4))
 		if err := fs.Fsync(w.someFile(), rng.Intn(2) == 0); err != nil {
@@ -124,6 +134,9 @@ func crashRun(t *testing.T, seed int64, co crashOpts) {
 	w.changes(3) // never synced: may or may not survive
 	if err := fs.Check(); err != nil {
 		t.Fatal(err)
+	}
+	if rc := fs.Stats().RecordCommits; co.writes && rc == 0 {
+		t.Fatal("a workload of writes committed no log record")
 	}
 	states := rec.States(rng, 6)
 	t.Logf("%d commits, %d flushes, %d crash states", len(snaps)-1, rec.Flushes(), len(states))
@@ -199,6 +212,9 @@ type crashWorkload struct {
 	files []Ino
 	n     int
 	deep  bool // also write below the double-indirect root, and truncate
+	// writes: nine changes in ten write to a file (of three), so that
+	// commits of one file's small writes come back to back
+	writes bool
 }
 
 func (w *crashWorkload) someFile() Ino {
@@ -221,7 +237,11 @@ func (w *crashWorkload) changes(n int) {
 		if w.deep {
 			kinds = 7
 		}
-		switch w.rng.Intn(kinds) {
+		k := w.rng.Intn(kinds)
+		if w.writes && len(w.files) > 0 && w.rng.Intn(10) != 0 {
+			k = 2 // a write
+		}
+		switch k {
 		case 0, 1:
 			a, err := fs.Create(RootIno, name, 0o644, 0, 0)
 			if err == nil {

@@ -86,11 +86,13 @@ type FS struct {
 	zero        []byte           // one block of zeros, never written to
 	scratch     writeScratch
 
-	cm      compaction // the idle-time compactor's view (compact.go)
-	gc      groupCommit
-	stats   counters
-	stop    chan struct{}
-	stopped chan struct{}
+	rec      recLog      // what the next record commit would say (records.go)
+	replayed replayStats // what mount replayed (records_replay.go)
+	cm       compaction  // the idle-time compactor's view (compact.go)
+	gc       groupCommit
+	stats    counters
+	stop     chan struct{}
+	stopped  chan struct{}
 }
 
 // geometry are the sizes derived from the block size.

@@ -121,7 +121,9 @@ func (m *inodeMap) blockUsed(ibn uint64) bool {
 // redirty marks pieces changed again (after a failed commit).
 func (m *inodeMap) redirty(pieces []uint32) {
 	for _, p := range pieces {
-		m.dirty[p] = struct{}{}
+		if !ondisk.IsRecordPiece(p) { // the epoch's piece is planned anew
+			m.dirty[p] = struct{}{}
+		}
 	}
 }
 

@@ -25,6 +25,12 @@ type inode struct {
 
 	xattrs     map[string][]byte // nil until loaded
 	xattrDirty bool
+
+	// base is the record recovery would rebuild for this inode (its inode
+	// block plus the records since the last full commit), when baseOK;
+	// a record commit may carry only some differences from it (records.go).
+	base   ondisk.Inode
+	baseOK bool
 }
 
 // changed records that d changed (the caller also marks in dirty in FS).
@@ -81,7 +87,7 @@ func (fs *FS) getLocked(ino Ino) (*inode, error) {
 	if d.Free() {
 		return nil, fmt.Errorf("inode %d is in use but its slot is free: %w", ino, ErrCorrupt)
 	}
-	in := &inode{ino: ino, d: d}
+	in := &inode{ino: ino, d: d, base: d, baseOK: true}
 	fs.inodes[ino] = in
 	return in, nil
 }

@@ -92,6 +92,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		iblocks: map[uint64][]byte{}, flying: map[*byte]uint64{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, linkable: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
 	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
+	fs.rec = newRecLog(sb, o, vol.Placement())
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
 		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1, recent: 1}
@@ -158,13 +159,26 @@ func mountVolume(vol *vld.Volume, o Options) (*FS, error) {
 func (fs *FS) loadLocked() ([]Ino, error) {
 	fs.lock()
 	defer fs.unlock()
-	if err := fs.imap.loadPieces(fs.vol.Pieces(), fs.vol.NumBlocks()); err != nil {
+	pieces := fs.vol.Pieces()
+	rp, err := fs.takeRecords(pieces)
+	if err != nil {
 		return nil, err
 	}
-	orphans, err := fs.walkLocked()
+	if err := fs.imap.loadPieces(pieces, fs.vol.NumBlocks()); err != nil {
+		return nil, err
+	}
+	orphans, err := fs.walkLocked(rp)
+	if err == nil {
+		err = fs.markRecordedLocked(rp)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, ErrNeedsRepair)
 	}
+	start := time.Now()
+	if err := fs.replayLocked(rp); err != nil {
+		return nil, err
+	}
+	fs.replayed = replayStats{Records: rp.n, Ms: float64(time.Since(start).Microseconds()) / 1000}
 	if err := fs.vol.Start(); err != nil {
 		return nil, err
 	}
@@ -213,11 +227,12 @@ func (fs *FS) reclaimLocked(ino Ino) error {
 
 // walkLocked declares every block the inode map reaches live and marks the
 // inodes in use. It reads each inode block and indirect block once and no
-// data block. It returns the inodes with no link (orphans).
-func (fs *FS) walkLocked() ([]Ino, error) {
+// data block. It returns the inodes with no link (orphans). A file block
+// the records name (rp) is skipped: its block on the tree is stale.
+func (fs *FS) walkLocked(rp *replay) ([]Ino, error) {
 	var orphans []Ino
 	buf := make([]byte, fs.geo.bs)
-	w := walker{fs: fs, bufs: make([][]byte, ondisk.NumIndirect+1)}
+	w := walker{fs: fs, bufs: make([][]byte, ondisk.NumIndirect+1), rp: rp}
 	for ibn, a := range fs.imap.addrs {
 		if a == 0 {
 			continue
@@ -265,11 +280,12 @@ func (fs *FS) walkLocked() ([]Ino, error) {
 type walker struct {
 	fs   *FS
 	bufs [][]byte // one indirect-block buffer per height
+	rp   *replay  // what the records say (nil: none)
 }
 
 func (w *walker) inode(n *ondisk.Inode) error {
-	for _, a := range n.Direct {
-		if err := w.mark(n.Ino, a); err != nil {
+	for i, a := range n.Direct {
+		if err := w.markData(n.Ino, uint64(i), a); err != nil {
 			return err
 		}
 	}
@@ -277,11 +293,20 @@ func (w *walker) inode(n *ondisk.Inode) error {
 		return err
 	}
 	for r, a := range n.Indirect {
-		if err := w.tree(n.Ino, a, r+1, true); err != nil {
+		if err := w.tree(n.Ino, a, r+1, true, w.fs.geo.rootBase(r)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// markData marks file block lbn of ino, at a, live unless a record names
+// another address for it.
+func (w *walker) markData(ino, lbn, a uint64) error {
+	if w.rp != nil && w.rp.overridden(ino, lbn) {
+		return nil
+	}
+	return w.mark(ino, a)
 }
 
 func (w *walker) mark(ino uint64, a uint64) error {
@@ -297,8 +322,8 @@ func (w *walker) mark(ino uint64, a uint64) error {
 
 // tree marks the indirect block of height h that ptr names (its address
 // for a root, or its node number under the node map) and everything below
-// it.
-func (w *walker) tree(ino, ptr uint64, h int, root bool) error {
+// it; base is the first file block it covers.
+func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
 	if ptr == 0 {
 		return nil
 	}
@@ -323,12 +348,13 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool) error {
 	if err := ondisk.DecodeIndirect(buf, ino, h, ptrs); err != nil {
 		return fmt.Errorf("at %d: %w", a, err)
 	}
-	for _, c := range ptrs {
+	span := w.fs.geo.span(h - 1)
+	for i, c := range ptrs {
 		var err error
 		if h == 1 {
-			err = w.mark(ino, c)
+			err = w.markData(ino, base+uint64(i), c)
 		} else {
-			err = w.tree(ino, c, h-1, false)
+			err = w.tree(ino, c, h-1, false, base+uint64(i)*span)
 		}
 		if err != nil {
 			return err
@@ -368,6 +394,9 @@ func (fs *FS) Close() error {
 
 // closeVolume commits and closes the volume; the FS is unusable after.
 func (fs *FS) closeVolume() error {
+	fs.lock()
+	fs.rec.full = true // a clean stop leaves nothing to replay
+	fs.unlock()
 	err := fs.syncAll()
 	fs.lock()
 	fs.closed = true

@@ -52,7 +52,9 @@ func (m *inodeMap) nodePiece(n uint64) uint32 {
 }
 
 // isNodePiece reports whether piece p maps nodes.
-func isNodePiece(p uint32) bool { return p >= ondisk.NodePieceBase }
+func isNodePiece(p uint32) bool {
+	return p >= ondisk.NodePieceBase && !ondisk.IsRecordPiece(p)
+}
 
 // setNode records node n's new address and marks its piece.
 func (m *inodeMap) setNode(n uint64, a vld.Addr) {

@@ -24,6 +24,8 @@ func TestOverwriteCommitBlocks(t *testing.T) {
 		{ondisk.FSVersionAddr, true, 5},
 		{ondisk.FSVersionNodeMap, false, 5}, // data, leaf, inode block, a log entry each for two map pieces
 		{ondisk.FSVersionNodeMap, true, 3},
+		{ondisk.FSVersionRecords, false, 2}, // data, one log entry holding the record
+		{ondisk.FSVersionRecords, true, 2},
 	} {
 		t.Run(fmt.Sprintf("v%d/kernelTimes=%v", c.version, c.kernelTimes), func(t *testing.T) {
 			mem := device.NewMem(64 << 20)
@@ -51,7 +53,7 @@ func TestOverwriteCommitBlocks(t *testing.T) {
 			// One leaf under the double-indirect root; the root is named
 			// by address in both versions.
 			wantNodes := int64(0)
-			if c.version == ondisk.FSVersionNodeMap {
+			if c.version >= ondisk.FSVersionNodeMap {
 				wantNodes = 1
 			}
 			if st := fs.Stats(); st.FSVersion != c.version || st.Nodes != wantNodes {

@@ -14,7 +14,7 @@ var errShort = errors.New("vlfs: short of space until the next commit")
 // an inode block and a few indirect blocks per dirty inode, the dirty
 // directory blocks, the indirect blocks of the buffered data, and slack.
 func (fs *FS) metaEstimateLocked() int64 {
-	return 2*int64(len(fs.dirty)) + fs.dirtyMeta + fs.reserved/int64(fs.geo.per) + 16
+	return 2*int64(len(fs.dirty)) + fs.dirtyMeta + fs.reserved/int64(fs.geo.per) + 16 + fs.rec.holders
 }
 
 // checkSpaceLocked fails unless the volume can take n more data blocks on
@@ -85,6 +85,9 @@ func (fs *FS) retryNoSpace(op func() error) error {
 	if !errors.Is(err, errShort) {
 		return err
 	}
+	fs.mu.Lock()
+	fs.rec.full = true // the exact state, with what records stood for written
+	fs.mu.Unlock()
 	if cerr := fs.syncAll(); cerr != nil {
 		return fmt.Errorf("committing to reclaim space: %w: %w", cerr, ErrNoSpace)
 	}

@@ -57,6 +57,8 @@ type counters struct {
 	roomCommits atomic.Int64
 	// failedCommits: commits that returned an error
 	failedCommits atomic.Int64
+	// recordCommits: commits that were records (records.go)
+	recordCommits atomic.Int64
 	// covered: fsyncs that found the whole state in a commit's snapshot
 	// already taken (Fsync, coveredLocked)
 	covered atomic.Int64
@@ -115,6 +117,7 @@ func (fs *FS) Stats() Stats {
 	s.GroupedSyncs = fs.stats.grouped.Load()
 	s.RoomCommits = fs.stats.roomCommits.Load()
 	s.FailedCommits = fs.stats.failedCommits.Load()
+	s.RecordCommits = fs.stats.recordCommits.Load()
 	s.CommitError = fs.commitError()
 	s.CoveredSyncs = fs.stats.covered.Load()
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
@@ -126,6 +129,8 @@ func (fs *FS) Stats() Stats {
 	s.DirtyBytes = fs.dirtyBytes
 	s.Inodes = fs.imap.nused
 	s.FSVersion = fs.sb.Version
+	s.Records = int64(fs.rec.seq)
+	s.ReplayedRecords, s.ReplayMs = fs.replayed.Records, fs.replayed.Ms
 	s.Nodes = fs.imap.placed
 	fs.mu.Unlock()
 	s.Vol = fs.vol.Stats()

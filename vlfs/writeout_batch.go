@@ -233,6 +233,11 @@ func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 	if len(fl) > 0 {
 		defer fs.landed.Broadcast()
 	}
+	// Every free here is of a copy nothing durable names (a superseded or
+	// dropped new block) or of a landed block's old copy: a record may
+	// stand for all of them (records.go).
+	n0 := len(fs.pendingFree)
+	defer func() { fs.rec.frees += len(fs.pendingFree) - n0 }()
 	for i, f := range fl {
 		delete(fs.flying, &f.buf[0])
 		if addrs == nil {
@@ -259,6 +264,7 @@ func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 			first = errors.Join(first, err)
 			continue
 		}
+		fs.logLandingLocked(f.in, f.lbn, a)
 		fs.forgetDirtyLocked(f.in, f.lbn, f.buf)
 		if f.through {
 			// A stream's blocks would only push out what is worth keeping

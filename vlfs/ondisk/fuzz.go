@@ -171,6 +171,53 @@ func fuzzPiece(data []byte) (int, error) {
 	})
 }
 
+// fuzzRecord decodes a record, and a copy sealed over the length its
+// header gives, then the epoch decoder on the same bytes.
+func fuzzRecord(data []byte) (int, error) {
+	seq, b, ok := fuzzParams(data)
+	if !ok {
+		return 0, nil
+	}
+	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
+		score := 0
+		xs := [][]byte{b}
+		if len(b) >= RecordHeaderSize {
+			if n := int(le.Uint32(b[20:])); n >= RecordHeaderSize && n <= len(b) {
+				c := append([]byte(nil), b...)
+				seal(c[:n], recordCRCOff)
+				xs = append(xs, c)
+			}
+		}
+		for _, x := range xs {
+			r, err := DecodeRecord(x, uint32(seq))
+			if err != nil {
+				continue
+			}
+			out := make([]byte, len(x))
+			if _, err := EncodeRecord(out, &r); err != nil {
+				return 0, fmt.Errorf("decoded record does not re-encode: %w", err)
+			}
+			if _, err := DecodeRecord(out, uint32(seq)); err != nil {
+				return 0, fmt.Errorf("re-encoded record rejected: %w", err)
+			}
+			score = 1
+		}
+		for _, x := range resealed(b[:min(len(b), EpochSize)], epochCRCOff) {
+			if e, err := DecodeEpoch(x); err == nil {
+				out := make([]byte, EpochSize)
+				if err := EncodeEpoch(out, e); err != nil {
+					return 0, err
+				}
+				if _, err := DecodeEpoch(out); err != nil {
+					return 0, fmt.Errorf("re-encoded epoch rejected: %w", err)
+				}
+				score = 1
+			}
+		}
+		return score, nil
+	})
+}
+
 func fuzzSuperblock(data []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0

@@ -73,6 +73,20 @@ func FuzzPiece(f *testing.F) {
 	nativeFuzz(f, fuzzPiece, withParam(2, b))
 }
 
+func FuzzRecord(f *testing.F) {
+	b := make([]byte, 512)
+	r := Record{Epoch: 3, Seq: 2, Files: []RecordFile{{Ino: 7, Size: 9000, Blocks: 3, Mtime: Timespec{5, 6},
+		Ptrs: []RecordPtr{{0, 100}, {600, 101}}}, {Ino: 9}}}
+	if _, err := EncodeRecord(b, &r); err != nil {
+		f.Fatal(err)
+	}
+	e := make([]byte, EpochSize)
+	if err := EncodeEpoch(e, 4); err != nil {
+		f.Fatal(err)
+	}
+	nativeFuzz(f, fuzzRecord, withParam(2, b), withParam(0, e))
+}
+
 func FuzzSuperblock(f *testing.F) {
 	s := Superblock{Version: FormatVersion, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}
 	nativeFuzz(f, fuzzSuperblock, s.Encode())

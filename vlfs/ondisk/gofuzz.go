@@ -23,3 +23,4 @@ func FuzzGoDirBlock(data []byte) int   { return goFuzz(fuzzDirBlock, data) }
 func FuzzGoXattrBlock(data []byte) int { return goFuzz(fuzzXattrBlock, data) }
 func FuzzGoPiece(data []byte) int      { return goFuzz(fuzzPiece, data) }
 func FuzzGoSuperblock(data []byte) int { return goFuzz(fuzzSuperblock, data) }
+func FuzzGoRecord(data []byte) int     { return goFuzz(fuzzRecord, data) }

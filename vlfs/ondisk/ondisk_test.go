@@ -107,7 +107,7 @@ func TestInodeBlock(t *testing.T) {
 
 func TestSuperblock(t *testing.T) {
 	var b []byte
-	for _, v := range []uint32{FSVersionAddr, FSVersionNodeMap} {
+	for _, v := range []uint32{FSVersionAddr, FSVersionNodeMap, FSVersionRecords} {
 		s := Superblock{Version: v, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1, Created: 12345}
 		b = s.Encode()
 		got, err := DecodeSuperblock(append(b, 0, 0, 0))
@@ -120,7 +120,7 @@ func TestSuperblock(t *testing.T) {
 		s    Superblock
 	}{
 		{"version 0", Superblock{Version: 0, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
-		{"version 3", Superblock{Version: FSVersionNodeMap + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
+		{"version 4", Superblock{Version: FSVersionRecords + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"version", Superblock{Version: 9, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"block size", Superblock{Version: FormatVersion, BlockSize: 3000, InodeSize: InodeSize, RootIno: 1}},
 		{"inode size", Superblock{Version: FormatVersion, BlockSize: 4096, InodeSize: 128, RootIno: 1}},

@@ -11,7 +11,7 @@ import (
 // Layout (48 bytes, little-endian):
 //
 //	 0  [8]byte magic "VLFSSUPR"
-//	 8  uint32  file-system version (FSVersionAddr or FSVersionNodeMap)
+//	 8  uint32  file-system version (FSVersionAddr, FSVersionNodeMap or FSVersionRecords)
 //	12  uint32  block size (bytes; power of two, 512..65536)
 //	16  uint32  inode size (bytes; InodeSize)
 //	20  uint32  flags (0; reserved)
@@ -53,8 +53,14 @@ const (
 	// above it (that overwrite commits three blocks: data, leaf, log
 	// entry).
 	FSVersionNodeMap = 2
+	// FSVersionRecords: version 2, and a synchronous update of regular
+	// files commits its data and one log record (record.go) instead of
+	// the indirect blocks, inode blocks and map pieces that point at the
+	// data; a later full commit writes those, and recovery replays the
+	// records made since it.
+	FSVersionRecords = 3
 	// FSVersion is what mkfs makes by default.
-	FSVersion = FSVersionNodeMap
+	FSVersion = FSVersionRecords
 )
 
 // Block-size bounds accepted by the format.
@@ -105,8 +111,8 @@ func DecodeSuperblock(b []byte) (Superblock, error) {
 // Validate checks the fields a decoder cannot check by checksum alone.
 func (s *Superblock) Validate() error {
 	switch {
-	case s.Version != FSVersionAddr && s.Version != FSVersionNodeMap:
-		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d and %d): %w", s.Version, FSVersionAddr, FSVersionNodeMap, ErrCorrupt)
+	case s.Version < FSVersionAddr || s.Version > FSVersionRecords:
+		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d to %d): %w", s.Version, FSVersionAddr, FSVersionRecords, ErrCorrupt)
 	case !ValidBlockSize(int(s.BlockSize)):
 		return fmt.Errorf("superblock: block size %d: %w", s.BlockSize, ErrCorrupt)
 	case s.InodeSize != InodeSize:
