@@ -42,7 +42,9 @@ func TestBreakdownRows(t *testing.T) {
 		{"with vlfs", true, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := Breakdown(BreakdownConfig{DiskBytes: 32 << 20, Updates: 200, Seed: 1, VLFS: tc.vlfs,
+			// Version 2 by name: the at-least-2-blocks check below is its
+			// (data, then the holders), whatever mkfs makes by default.
+			rep, err := Breakdown(BreakdownConfig{DiskBytes: 32 << 20, Updates: 200, Seed: 1, VLFS: tc.vlfs, FSVersion: 2,
 				Placements: []vld.Placement{vld.PlaceInPlace, vld.PlaceEager}})
 			if err != nil {
 				t.Fatal(err)
@@ -64,6 +66,9 @@ func TestBreakdownRows(t *testing.T) {
 				}
 				if b := r["blocks_per_update"].(float64); b < 2 {
 					t.Errorf("%v: vlfs writes %v blocks per update, want at least 2 (version 2)", r["disk"], b)
+				}
+				if v := r["fs_version"]; v != 2 {
+					t.Errorf("%v: fs_version %v, asked for 2", r["disk"], v)
 				}
 			}
 		})
