@@ -17,7 +17,8 @@ type BreakdownConfig struct {
 	Utilization float64       // default 0.8
 	Updates     int           // default 2000
 	Seed        int64
-	// Placements: default inplace and eager (Table 2); lfs adds its row.
+	// Placements: default inplace and eager (Table 2), unless VLFS is
+	// set; lfs adds its row.
 	Placements []vld.Placement
 	// Compacted: measure eager right after a compactor run, as the
 	// paper's Table 2 did (UpdatesConfig.Compacted).
@@ -25,13 +26,20 @@ type BreakdownConfig struct {
 	// Head: eager placement's head model (UpdatesConfig.Head). A profile
 	// belongs to one disk, so it needs exactly one model.
 	Head *profile.Profile
+	// VLFS adds the file system's row beside the logical disk's, and
+	// FSVersion is its file-system version (UpdatesConfig.VLFS,
+	// FSVersion).
+	VLFS      bool
+	FSVersion uint32
 }
 
 // Breakdown runs the updates benchmark at one utilisation on each disk and
 // reports the Figure 9 split, the eager speed-up over in place, and the
 // lower bound for eager: controller overhead + transfer + the locate time of
 // formula (2) for the blocks an update must write (the data block and one
-// virtual-log entry). Times are simulated; "other" is host processing,
+// virtual-log entry). With VLFS, the file system's row stands beside them
+// with its mean over eager's (vs_eager): what the file system adds to the
+// logical disk's update. Times are simulated; "other" is host processing,
 // which the simulation does not charge (0).
 func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	if len(cfg.Models) == 0 {
@@ -52,36 +60,44 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	if cfg.Utilization <= 0 || cfg.Utilization >= 1 {
 		return nil, fmt.Errorf("breakdown: utilization %v outside (0, 1): %w", cfg.Utilization, disk.ErrBadParameter)
 	}
-	if len(cfg.Placements) == 0 {
+	if len(cfg.Placements) == 0 && !cfg.VLFS {
 		cfg.Placements = []vld.Placement{vld.PlaceInPlace, vld.PlaceEager}
 	}
 	rep := &Report{
 		Bench: "breakdown", Disk: map[string]any{}, Clock: ClockSimulated,
-		Params:  map[string]any{"utilization": cfg.Utilization, "updates": cfg.Updates, "seed": cfg.Seed, "disk_bytes": cfg.DiskBytes, "compacted": cfg.Compacted, "head": headName(cfg.Head)},
-		Columns: []string{"disk", "placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "other_ms", "speedup", "lower_bound_ms", "vs_bound"},
+		Params: map[string]any{"utilization": cfg.Utilization, "updates": cfg.Updates, "seed": cfg.Seed, "disk_bytes": cfg.DiskBytes, "compacted": cfg.Compacted, "head": headName(cfg.Head)},
+		Columns: []string{"disk", "placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "other_ms", "speedup", "lower_bound_ms", "vs_bound",
+			"vs_eager", "blocks_per_update", "requests_per_update", "fs_version"},
 		Notes: []string{
 			"speedup = in-place mean / eager mean on the same simulated disk",
 			"lower_bound_ms (eager rows) = one controller overhead + transfer of the data block and its log entry + formula (2)'s locate time for one 4 KiB unit at this utilisation",
 			"other_ms is 0: the simulation charges no host processing time",
 			"compacted = true: eager is measured right after an offline compactor run (the paper's Table 2, footnote 1 of section 5.4); false: in the fragmented steady state with no idle time",
+			vlfsRowNote + "; with compacted = true it too is measured right after a compactor run",
+			"vs_eager (vlfs row) = vlfs mean / eager mean on the same simulated disk; blocks_per_update and requests_per_update as in bench updates",
 		},
 	}
 	for _, m := range cfg.Models {
 		rep.Disk[m.Name] = m.Params()
-		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements, Compacted: cfg.Compacted, Head: cfg.Head})
+		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements, Compacted: cfg.Compacted, Head: cfg.Head,
+			VLFS: cfg.VLFS, FSVersion: cfg.FSVersion})
 		if err != nil {
 			return nil, err
 		}
-		var inplace float64
+		means := map[string]float64{}
 		for _, r := range u.Rows {
-			if r["placement"] == "inplace" {
-				inplace = r["mean_ms"].(float64)
-			}
+			means[r["placement"].(string)] = r["mean_ms"].(float64)
 		}
+		inplace, eager := means["inplace"], means["eager"]
 		for _, r := range u.Rows {
 			row := map[string]any{"disk": m.Name, "other_ms": 0.0}
-			for _, k := range []string{"placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms"} {
-				row[k] = r[k]
+			for _, k := range []string{"placement", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "blocks_per_update", "requests_per_update", "fs_version"} {
+				if v, ok := r[k]; ok {
+					row[k] = v
+				}
+			}
+			if r["placement"] == PlaceVLFS && eager > 0 {
+				row["vs_eager"] = r["mean_ms"].(float64) / eager
 			}
 			if r["placement"] == "eager" && inplace > 0 {
 				mean := r["mean_ms"].(float64)

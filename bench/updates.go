@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld"
@@ -22,14 +23,23 @@ type UpdatesConfig struct {
 	// Placements to run; default inplace, eager, lfs.
 	Placements  []vld.Placement
 	CleanPolicy vld.CleanPolicy // the LFS cleaner's
-	// Compacted measures eager placement right after an offline run of
-	// the idle-time compactor (after the warm-up), as the virtual-log
-	// paper measured its Table 2 (footnote 1 of section 5.4).
+	// Compacted measures eager placement (and the vlfs rows, on the eager
+	// VLD) right after an offline run of the idle-time compactor (after
+	// the warm-up), as the virtual-log paper measured its Table 2
+	// (footnote 1 of section 5.4).
 	Compacted bool
 	// Head is the head model eager placement writes by: nil is the
 	// simulator's own (oracle) head, a profile the profiled head (issue 8).
 	// The simulated disk charges the real mechanical cost either way.
 	Head *profile.Profile
+	// VLFS adds the file system's rows (placement PlaceVLFS): the same
+	// updates through vlfs on the eager VLD (updates_vlfs.go), so that
+	// the file system's cost sits beside the logical disk's (issue 33).
+	// With VLFS set and no Placements, only the vlfs rows run.
+	VLFS bool
+	// FSVersion is the vlfs rows' file-system version, passed to
+	// vlfs.MkfsOptions.Version as it is (0: mkfs's default).
+	FSVersion uint32
 }
 
 // checkPlacements rejects placements a logical-disk benchmark cannot run.
@@ -66,23 +76,34 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 	if cfg.Updates <= 0 {
 		cfg.Updates = 2000
 	}
-	if len(cfg.Placements) == 0 {
+	if len(cfg.Placements) == 0 && !cfg.VLFS {
 		cfg.Placements = []vld.Placement{vld.PlaceInPlace, vld.PlaceEager, vld.PlaceLFS}
 	}
 	if err := checkPlacements("updates", cfg.Placements); err != nil {
 		return nil, err
+	}
+	var fsImg []byte
+	if cfg.VLFS {
+		// Made first so that a file-system version mkfs refuses fails
+		// the run before any row is measured.
+		var err error
+		if fsImg, err = vlfsEmptyImage(cfg); err != nil {
+			return nil, err
+		}
 	}
 	rep := &Report{
 		Bench: "updates", Disk: cfg.Model.Params(), Clock: ClockSimulated,
 		Params: map[string]any{"disk_bytes": cfg.DiskBytes, "updates": cfg.Updates, "seed": cfg.Seed, "block_bytes": 4096,
 			"nvram_bytes": NVRAMBytes, "clean_policy": cfg.CleanPolicy.String(), "head": headName(cfg.Head)},
 		Columns: []string{"placement", "utilization", "mean_ms", "overhead_ms", "transfer_ms", "locate_ms", "requests_per_update",
-			"write_cost", "cleaned_segments", "clean_ms_per_update"},
+			"blocks_per_update", "flushes_per_update", "write_cost", "cleaned_segments", "clean_ms_per_update", "fs_version"},
 		Notes: []string{
 			"each update: one synchronous 4 KiB write at a random offset of a file filling `utilization` of the disk (in place: write then flush; eager: data and the map piece's virtual-log entry as one request, then flush)",
 			"utilization = file size / logical disk size; eager runs a warm-up of as many updates before measuring",
 			"lfs (section 5.3): updates go to a 6.1 MB NVRAM buffer (durable at memory speed, no simulated time); a full buffer is flushed to the log (512 KiB segments) as one scattered write and a sync; the segment cleaner runs when fewer than 4 segments are clean; warm-up: as many blocks as the free space, then whole flush cycles are measured (at least `updates` updates and 4 flushes)",
-			"write_cost (lfs) = (blocks the client wrote + blocks the cleaner read + blocks it moved) / blocks the client wrote; requests_per_update counts reads and writes",
+			"write_cost (lfs) = (blocks the client wrote + blocks the cleaner read + blocks it moved) / blocks the client wrote",
+			vlfsRowNote,
+			"every row, per measured update: requests_per_update = device requests (reads and writes), blocks_per_update = blocks written (lfs: with the cleaner's), flushes_per_update = device flushes",
 		},
 	}
 	for _, p := range cfg.Placements {
@@ -92,6 +113,17 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 				return nil, err
 			}
 			rep.Rows = append(rep.Rows, row)
+		}
+		// vlfs runs on the eager VLD: its rows follow eager's.
+		if p == vld.PlaceEager && cfg.VLFS {
+			if err := updatesVLFSRows(cfg, fsImg, rep); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cfg.VLFS && !slices.Contains(cfg.Placements, vld.PlaceEager) {
+		if err := updatesVLFSRows(cfg, fsImg, rep); err != nil {
+			return nil, err
 		}
 	}
 	return rep, nil
@@ -137,7 +169,7 @@ func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any
 			}
 		}
 		if cfg.Compacted {
-			if err := compactNow(d); err != nil {
+			if err := compactNow(compactor.Logical(d)); err != nil {
 				return nil, fmt.Errorf("updates: compacting at %.0f%%: %w", u*100, err)
 			}
 		}
@@ -148,32 +180,39 @@ func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any
 			return nil, fmt.Errorf("updates at %.0f%%: %w", u*100, err)
 		}
 	}
-	s1 := d.Volume().Stats()
-	n := float64(cfg.Updates)
-	row := map[string]any{
-		"placement":           p.String(),
-		"utilization":         u,
-		"mean_ms":             (s1.SimNowMs - s0.SimNowMs) / n,
-		"overhead_ms":         (s1.Sim.OverheadMs - s0.Sim.OverheadMs) / n,
-		"transfer_ms":         (s1.Sim.TransferMs - s0.Sim.TransferMs) / n,
-		"locate_ms":           (s1.Sim.LocateMs - s0.Sim.LocateMs) / n,
-		"requests_per_update": float64(s1.Writes-s0.Writes) / n,
-	}
+	row := perUpdate(s0, d.Volume().Stats(), cfg.Updates)
+	row["placement"], row["utilization"] = p.String(), u
 	if cfg.Compacted && p == vld.PlaceEager {
 		row["compacted"] = true
 	}
 	return row, nil
 }
 
-// compactNow runs the idle-time compactor until it reaches its target of
-// empty tracks (or finds nothing to move), in at most a simulated minute
-// of idle time.
-func compactNow(d *vld.LogicalDisk) error {
+// perUpdate is the mean cost of n updates between two snapshots of a
+// volume's counters: the columns every row of the report has, whatever
+// runs on the volume (logical disk or file system), so that they compare.
+func perUpdate(s0, s1 vld.Stats, updates int) map[string]any {
+	n := float64(updates)
+	return map[string]any{
+		"mean_ms":             (s1.SimNowMs - s0.SimNowMs) / n,
+		"overhead_ms":         (s1.Sim.OverheadMs - s0.Sim.OverheadMs) / n,
+		"transfer_ms":         (s1.Sim.TransferMs - s0.Sim.TransferMs) / n,
+		"locate_ms":           (s1.Sim.LocateMs - s0.Sim.LocateMs) / n,
+		"requests_per_update": float64(s1.Writes-s0.Writes+s1.Reads-s0.Reads) / n,
+		"blocks_per_update":   float64(s1.BlocksWritten-s0.BlocksWritten) / n,
+		"flushes_per_update":  float64(s1.Flushes-s0.Flushes) / n,
+	}
+}
+
+// compactNow runs the idle-time compactor on t until it reaches its
+// target of empty tracks (or finds nothing to move), in at most a
+// simulated minute of idle time.
+func compactNow(t compactor.Target) error {
 	cfg, err := compactor.Config{Start: compactor.StartAlways}.WithDefaults()
 	if err != nil {
 		return err
 	}
-	c, err := compactor.New(compactor.Logical(d), cfg)
+	c, err := compactor.New(t, cfg)
 	if err != nil {
 		return err
 	}

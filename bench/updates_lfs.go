@@ -120,22 +120,15 @@ func updatesLFSPoint(cfg UpdatesConfig, d *vld.LogicalDisk, file int64, u float6
 		}
 		n++
 	}
-	s1, c1 := v.Stats(), d.CleanerStats()
-	fn := float64(n)
+	c1 := d.CleanerStats()
 	client := c1.ClientBlocks - c0.ClientBlocks
 	moved, read := c1.BlocksMoved-c0.BlocksMoved, c1.BlocksRead-c0.BlocksRead
-	return map[string]any{
-		"placement":           vld.PlaceLFS.String(),
-		"utilization":         u,
-		"mean_ms":             (s1.SimNowMs - s0.SimNowMs) / fn,
-		"overhead_ms":         (s1.Sim.OverheadMs - s0.Sim.OverheadMs) / fn,
-		"transfer_ms":         (s1.Sim.TransferMs - s0.Sim.TransferMs) / fn,
-		"locate_ms":           (s1.Sim.LocateMs - s0.Sim.LocateMs) / fn,
-		"requests_per_update": float64(s1.Writes-s0.Writes+s1.Reads-s0.Reads) / fn,
-		"cleaned_segments":    c1.SegmentsCleaned - c0.SegmentsCleaned,
-		"moved_blocks":        moved,
-		"write_cost":          float64(client+moved+read) / float64(max(client, 1)),
-		"clean_ms_per_update": (c1.CleanMs - c0.CleanMs) / fn,
-		"flushes":             flushes,
-	}, nil
+	row := perUpdate(s0, v.Stats(), n)
+	row["placement"], row["utilization"] = vld.PlaceLFS.String(), u
+	row["cleaned_segments"] = c1.SegmentsCleaned - c0.SegmentsCleaned
+	row["moved_blocks"] = moved
+	row["write_cost"] = float64(client+moved+read) / float64(max(client, 1))
+	row["clean_ms_per_update"] = (c1.CleanMs - c0.CleanMs) / float64(n)
+	row["flushes"] = flushes
+	return row, nil
 }

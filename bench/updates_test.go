@@ -3,6 +3,7 @@ package bench
 import (
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
@@ -28,24 +29,67 @@ func TestUpdatesEagerBeatsInPlace(t *testing.T) {
 	}
 }
 
+// TestBreakdownRows: every row's parts add up to its mean, eager beats in
+// place, and the vlfs row (when asked for) sits beside eager with its
+// ratio to it (vs_eager) and what it writes.
 func TestBreakdownRows(t *testing.T) {
-	rep, err := Breakdown(BreakdownConfig{DiskBytes: 32 << 20, Updates: 200, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Rows) != 4 {
-		t.Fatalf("%d rows, want 2 disks x 2 placements", len(rep.Rows))
-	}
-	for _, r := range rep.Rows {
-		sum := r["overhead_ms"].(float64) + r["transfer_ms"].(float64) + r["locate_ms"].(float64) + r["other_ms"].(float64)
-		if mean := r["mean_ms"].(float64); sum > mean*1.0001 || sum < mean*0.999 {
-			t.Errorf("%v %v: parts sum to %.4f, mean %.4f", r["disk"], r["placement"], sum, mean)
-		}
-		if r["placement"] == "eager" && r["speedup"].(float64) <= 1 {
-			t.Errorf("%v: eager not faster than in place: %v", r["disk"], r["speedup"])
-		}
+	for _, tc := range []struct {
+		name string
+		vlfs bool
+		rows int
+	}{
+		{"logical disk", false, 4}, // 2 disks x inplace, eager
+		{"with vlfs", true, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Version 2 by name: the at-least-2-blocks check below is its
+			// (data, then the holders), whatever mkfs makes by default.
+			rep, err := Breakdown(BreakdownConfig{DiskBytes: 32 << 20, Updates: 200, Seed: 1, VLFS: tc.vlfs, FSVersion: 2,
+				Placements: []vld.Placement{vld.PlaceInPlace, vld.PlaceEager}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Rows) != tc.rows {
+				t.Fatalf("%d rows, want %d", len(rep.Rows), tc.rows)
+			}
+			eager := map[any]float64{}
+			for _, r := range rep.Rows {
+				checkBreakdownRow(t, r)
+				if r["placement"] == "eager" {
+					eager[r["disk"]] = r["mean_ms"].(float64)
+				}
+				if r["placement"] != PlaceVLFS {
+					continue
+				}
+				if want := r["mean_ms"].(float64) / eager[r["disk"]]; r["vs_eager"] != want {
+					t.Errorf("%v: vs_eager %v, want %v (the eager row comes first)", r["disk"], r["vs_eager"], want)
+				}
+				if b := r["blocks_per_update"].(float64); b < 2 {
+					t.Errorf("%v: vlfs writes %v blocks per update, want at least 2 (version 2)", r["disk"], b)
+				}
+				if v := r["fs_version"]; v != 2 {
+					t.Errorf("%v: fs_version %v, asked for 2", r["disk"], v)
+				}
+			}
+		})
 	}
 	if _, err := Breakdown(BreakdownConfig{Utilization: 1.5}); err == nil {
 		t.Error("utilization 1.5 accepted")
+	}
+}
+
+// checkBreakdownRow: the parts sum to the mean, the update reached the
+// device, and eager is faster than in place.
+func checkBreakdownRow(t *testing.T, r map[string]any) {
+	t.Helper()
+	sum := r["overhead_ms"].(float64) + r["transfer_ms"].(float64) + r["locate_ms"].(float64) + r["other_ms"].(float64)
+	if mean := r["mean_ms"].(float64); sum > mean*1.0001 || sum < mean*0.999 {
+		t.Errorf("%v %v: parts sum to %.4f, mean %.4f", r["disk"], r["placement"], sum, mean)
+	}
+	if b, q := r["blocks_per_update"].(float64), r["requests_per_update"].(float64); b < 1 || q < 1 {
+		t.Errorf("%v %v: %v blocks, %v requests per update", r["disk"], r["placement"], b, q)
+	}
+	if r["placement"] == "eager" && r["speedup"].(float64) <= 1 {
+		t.Errorf("%v: eager not faster than in place: %v", r["disk"], r["speedup"])
 	}
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // runBenchBreakdown is `vlfs bench breakdown`: Table 2 and Figure 9 of the
-// virtual-log paper.
+// virtual-log paper, with the file system on the eager VLD (the vlfs row)
+// beside the logical disk by default.
 func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("bench breakdown", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -20,12 +21,13 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Int64("seed", 1, "random seed")
 	quick := fl.Bool("quick", false, "a smoke run: 32 MiB region, 300 updates")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	place := fl.String("placement", "inplace,eager", "placements to run: a list of inplace, eager, lfs, or all")
+	place := fl.String("placement", "inplace,eager,vlfs", "placements to run: a list of inplace, eager, lfs, vlfs (the file system on the eager VLD), or all")
+	fsVersion := fsVersionFlag(fl)
 	compacted := fl.Bool("compacted", false, "measure eager right after a compactor run (the paper's Table 2, footnote 1 of section 5.4)")
 	diskName := fl.String("disk", "", "one disk preset or model file (default: hp97560 and st19101)")
 	head := fl.String("head", "sim", "eager placement's head model: sim or profile:FILE (needs --disk: a profile belongs to one disk)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--placement LIST] [--compacted] [--disk NAME|FILE] [--head sim|profile:FILE] [--quick] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench breakdown [--utilization U] [--updates N] [--disk-mib N] [--seed S] [--placement LIST] [--fs-version N] [--compacted] [--disk NAME|FILE] [--head sim|profile:FILE] [--quick] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *updates <= 0 || *size <= 0 {
@@ -36,11 +38,16 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 		*size = int64(quickSamples(fl, "disk-mib", int(*size), 32))
 		*updates = quickSamples(fl, "updates", *updates, 300)
 	}
-	ps, ok := parsePlacements("bench breakdown", *place, logicalPlacements, stderr)
+	rows, ok := parseUpdatesRows("bench breakdown", *place, stderr)
 	if !ok {
 		return exitUsage
 	}
-	cfg := bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed, Placements: ps, Compacted: *compacted}
+	version, ok := checkFSVersion("bench breakdown", fl, *fsVersion, rows, stderr)
+	if !ok {
+		return exitUsage
+	}
+	cfg := bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed, Placements: rows.placements, Compacted: *compacted,
+		VLFS: rows.vlfs, FSVersion: version}
 	if *diskName != "" {
 		m, code := resolveDisk("bench breakdown", *diskName, stderr)
 		if m == nil {
@@ -60,7 +67,7 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	cfg.Head = prof
 	rep, err := bench.Breakdown(cfg)
 	if err != nil {
-		return benchFailure("breakdown", err, stderr)
+		return updatesFailure("breakdown", err, stderr)
 	}
 	return writeReport(rep, *asJSON, stdout, stderr)
 }

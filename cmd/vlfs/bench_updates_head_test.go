@@ -32,12 +32,13 @@ func TestBenchUpdatesHeadProfile(t *testing.T) {
 		t.Errorf("--head oracle: exit %d, want %d", code, exitUsage)
 	}
 
-	// breakdown: the profile applies to the one disk named.
+	// breakdown: the profile applies to the one disk named (its rows:
+	// inplace, eager and vlfs, which mkfs and mount with the profile).
 	code, out, errb := runBenchCmd(t, "bench", "breakdown", "--quick", "--updates", "100", "--disk", "st19101", "--head", "profile:"+p, "--json")
 	if code != exitOK {
 		t.Fatalf("breakdown --head: exit %d: %s", code, errb)
 	}
-	if r := decodeBench(t, out); r.Params["head"] != "profile" || len(r.Rows) != 2 {
+	if r := decodeBench(t, out); r.Params["head"] != "profile" || len(r.Rows) != 3 {
 		t.Fatalf("breakdown --head: params %v, %d rows", r.Params, len(r.Rows))
 	}
 	if code, _, _ := runBenchCmd(t, "bench", "breakdown", "--quick", "--head", "profile:"+p); code != exitUsage {

@@ -38,7 +38,7 @@ threshold-st19101 threshold --disk st19101
 threshold-hp97560 threshold --disk hp97560
 updates updates --disk st19101
 updates-hp97560 updates --disk hp97560
-breakdown breakdown --placement inplace,eager,lfs
+breakdown breakdown --placement all
 breakdown-compacted breakdown --compacted
 idle idle @full --burst-kb 128,512,2048 --idle-ms 0,10,20,50,200,500,1000,2000
 batch batch

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/vlfs/vlfs/bench"
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs"
+)
+
+// The vlfs row of bench updates and breakdown (issue 33): --placement
+// takes vlfs beside the logical disk's placements, and --fs-version the
+// file-system version that row makes.
+
+// updatesRows is what --placement selects in bench updates and breakdown:
+// the logical disk's placements, and whether the vlfs row runs.
+type updatesRows struct {
+	placements []vld.Placement
+	vlfs       bool
+}
+
+// parseUpdatesRows reads that --placement: "all" (every logical-disk
+// placement and vlfs) or a comma-separated list of them. vlfs is not a
+// vld placement, so it is taken out before parsePlacements sees the rest.
+func parseUpdatesRows(cmd, s string, stderr io.Writer) (updatesRows, bool) {
+	if s == "all" || s == "" {
+		return updatesRows{placements: logicalPlacements, vlfs: true}, true
+	}
+	var r updatesRows
+	var rest []string
+	for _, f := range strings.Split(s, ",") {
+		if strings.TrimSpace(f) == bench.PlaceVLFS {
+			r.vlfs = true
+			continue
+		}
+		rest = append(rest, f)
+	}
+	if len(rest) == 0 {
+		return r, true
+	}
+	ps, ok := parsePlacements(cmd, strings.Join(rest, ","), logicalPlacements, stderr)
+	if !ok {
+		fmt.Fprintf(stderr, "vlfs %s: --placement also takes %s (the file system on the eager VLD)\n", cmd, bench.PlaceVLFS)
+		return r, false
+	}
+	r.placements = ps
+	return r, true
+}
+
+// fsVersionFlag defines --fs-version. Its default, 0, is vlfs mkfs's own
+// default version; any other number goes to mkfs as it is, so that a
+// version this code does not name can be measured.
+func fsVersionFlag(fl *flag.FlagSet) *uint {
+	return fl.Uint("fs-version", 0, "file-system version of the vlfs row (0: vlfs mkfs's default)")
+}
+
+// checkFSVersion refuses --fs-version when no vlfs row runs (it would
+// be silently ignored) or when it does not fit mkfs's version field.
+func checkFSVersion(cmd string, fl *flag.FlagSet, v uint, rows updatesRows, stderr io.Writer) (uint32, bool) {
+	set := false
+	fl.Visit(func(f *flag.Flag) { set = set || f.Name == "fs-version" })
+	switch {
+	case set && !rows.vlfs:
+		fmt.Fprintf(stderr, "vlfs %s: --fs-version applies to the %s row, which --placement leaves out\n", cmd, bench.PlaceVLFS)
+		return 0, false
+	case v > math.MaxUint32:
+		fmt.Fprintf(stderr, "vlfs %s: --fs-version %d: out of range\n", cmd, v)
+		return 0, false
+	}
+	return uint32(v), true
+}
+
+// updatesFailure reports a failed run of bench updates or breakdown: a
+// file-system version mkfs refuses is a usage error (it fails before any
+// row is measured), anything else as benchFailure says.
+func updatesFailure(name string, err error, stderr io.Writer) int {
+	if errors.Is(err, vlfs.ErrInvalid) {
+		fmt.Fprintf(stderr, "vlfs bench %s: --fs-version: %v\n", name, err)
+		return exitUsage
+	}
+	return benchFailure(name, err, stderr)
+}
