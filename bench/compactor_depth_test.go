@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // TestIdleEmptyDepth measures why bench idle's empty-disk reference for
@@ -22,6 +23,9 @@ import (
 // requests are logged for the issue-7 note. Blocks, not requests: since
 // write gathering a commit's blocks usually reach the device as one
 // request, so the request count no longer shows the extra indirect block.
+// File-system version 2: under version 3 an update commits its data and a
+// log record at any depth (2.03 and 2.04 blocks per update here), so the
+// difference this measures is version 2's.
 func TestIdleEmptyDepth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a measurement")
@@ -50,7 +54,7 @@ func TestIdleEmptyDepth(t *testing.T) {
 // 2048 of warm-up; it returns the per-update means.
 func emptyDepthPoint(t *testing.T, m *disk.Model, base int64) depthPoint {
 	dev := device.NewMem(128 << 20)
-	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Version: ondisk.FSVersionNodeMap}); err != nil {
 		t.Fatal(err)
 	}
 	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour})
