@@ -95,8 +95,9 @@ type Options struct {
 	// commits instead of only by them.
 	TinyCaches bool
 	// MaxRecords bounds the log records of file-system version 3 between
-	// full commits (records.go): 0 is DefaultMaxRecords, a negative value
-	// makes every commit a full one, as in version 2 (for comparisons).
+	// full commits (records.go): 0 is one per 256 blocks of the volume (16
+	// to 1024), a negative value makes every commit a full one, as in
+	// version 2 (for comparisons).
 	MaxRecords int
 }
 

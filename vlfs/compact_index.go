@@ -32,12 +32,6 @@ func (fs *FS) indexLocked() (bool, error) {
 			return worked, err
 		}
 		if in.hasDirtyState() {
-			if fs.rec.seq > 0 {
-				// Perhaps dirty only for what records stand for (records.go):
-				// let the next commit write it, so that it can be indexed.
-				fs.rec.full = true
-				fs.markDirtySinceLocked()
-			}
 			continue
 		}
 		done, err := fs.learnInodeLocked(in, &budget)

@@ -52,9 +52,22 @@ func (t *CompactTarget) Activity() (uint64, time.Time) { return t.fs.stats.activ
 // Wake implements compactor.Waker.
 func (t *CompactTarget) Wake() <-chan struct{} { return t.fs.stats.wake }
 
-// Index implements compactor.Indexer.
+// Index implements compactor.Indexer. Inodes dirty only for what log
+// records stand for (records.go) stay dirty until a full commit, and a
+// dirty inode cannot be indexed: the step is then that full commit, the
+// idle-time write of the holders that records deferred.
 func (t *CompactTarget) Index() (bool, error) {
 	fs := t.fs
+	fs.lock()
+	settle := fs.recordsBlockIndexLocked()
+	if settle {
+		fs.rec.full = true
+		fs.markDirtySinceLocked()
+	}
+	fs.unlock()
+	if settle {
+		return true, fs.compactionCommit()
+	}
 	fs.lock()
 	defer fs.unlock()
 	if err := fs.compactableLocked(); err != nil {
@@ -73,6 +86,21 @@ func (t *CompactTarget) IndexPending() bool {
 	defer fs.unlock()
 	for ino := range fs.cm.index {
 		if in := fs.inodes[ino]; in == nil || !in.hasDirtyState() {
+			return true
+		}
+	}
+	return fs.recordsBlockIndexLocked()
+}
+
+// recordsBlockIndexLocked reports whether records stand for some state
+// while an inode waiting to be indexed is dirty: a full commit would let
+// the index go on.
+func (fs *FS) recordsBlockIndexLocked() bool {
+	if fs.rec.seq == 0 {
+		return false
+	}
+	for ino := range fs.cm.index {
+		if in := fs.inodes[ino]; in != nil && in.hasDirtyState() {
 			return true
 		}
 	}

@@ -92,7 +92,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		iblocks: map[uint64][]byte{}, flying: map[*byte]uint64{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, linkable: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
 	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
-	fs.rec = newRecLog(sb, o, vol.Placement())
+	fs.rec = newRecLog(sb, o, vol)
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
 		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1, recent: 1}

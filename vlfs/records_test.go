@@ -24,7 +24,7 @@ func TestRecordsReplayed(t *testing.T) {
 		records    int // updates committed as records
 		replay     int // records the crash leaves to replay
 	}{
-		{"one epoch", 0, 40, 40, 40},
+		{"one epoch", 64, 40, 40, 40},
 		// Each sixth update finds 5 records and commits in full.
 		{"epochs turn over", 5, 23, 20, 5},
 	} {
