@@ -16,6 +16,9 @@ type Recording struct {
 	Oracle Oracle
 	Errs   []error // per recorded op: what it returned (nil = success)
 	comp   compactCount
+	// RecordCommits counts the commits the ops made as log records
+	// (file-system version 3): states between them test their replay.
+	RecordCommits int64
 	// afterOp is recordOptions.afterOp.
 	afterOp func(i int)
 }
@@ -95,6 +98,7 @@ func Record(w Workload, o recordOptions) (*Recording, error) {
 		fs.Close()
 		return nil, err
 	}
+	rec.RecordCommits = fs.Stats().RecordCommits
 	if err := fs.Close(); err != nil {
 		return nil, fmt.Errorf("unmount at the end of the workload: %w", err)
 	}

@@ -15,6 +15,9 @@ type Result struct {
 	// BlocksMoved counts the blocks that compact ops moved (0 for
 	// workloads without them).
 	BlocksMoved int64 `json:"blocks_moved"`
+	// RecordCommits counts the commits the recorded ops made as log
+	// records (file-system version 3), over all workloads and modes.
+	RecordCommits int64 `json:"record_commits"`
 	// IdleCompactions counts recordings (a workload in one mode) whose
 	// compact ops moved nothing, and so tested no compaction.
 	IdleCompactions int       `json:"idle_compactions"`
@@ -73,6 +76,7 @@ func Run(ws []Workload, cfg Config) Result {
 		res.CrashStates += r.States
 		res.Failures += r.Failing
 		res.BlocksMoved += r.Moved
+		res.RecordCommits += r.RecordCommits
 		res.IdleCompactions += r.IdleModes
 		if errs[i] != nil {
 			res.Errors = append(res.Errors, errs[i].Error())

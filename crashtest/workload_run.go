@@ -27,6 +27,8 @@ type WorkloadResult struct {
 	Failing  int       // crash states that broke a rule
 	Failures []Failure // at most one per rule and flush count, in state order
 	Moved    int64     // blocks moved by compact ops, over all modes
+	// RecordCommits: commits made as log records, over all modes
+	RecordCommits int64
 	// IdleModes counts the modes in which the workload ran compact ops
 	// that moved nothing: its crash states then tested no compaction.
 	IdleModes int
@@ -63,6 +65,7 @@ func checkMode(w Workload, mode string, cfg Config, res *WorkloadResult) (err er
 		return fmt.Errorf("workload %s (%s): %w", w.Name, mode, err)
 	}
 	res.Moved += rec.comp.moved
+	res.RecordCommits += rec.RecordCommits
 	if rec.comp.ops > 0 && rec.comp.moved == 0 {
 		res.IdleModes++
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlfs/vlfs/internal/zerofill"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // countingDev counts the writes and flushes that reach a device.
@@ -49,8 +50,15 @@ func (d *countingDev) Flush() error {
 // temporary directory (wall clock: real pwrite and fdatasync on the host
 // file system; the disk model runs on the virtual clock and costs no wall
 // time), and over memory (the CPU cost alone). It reports the device writes
-// and flushes each fsync costs.
+// and flushes each fsync costs, for file-system versions 2 and 3 (log
+// records).
 func BenchmarkWriteFsync(b *testing.B) {
+	for _, v := range []uint32{ondisk.FSVersionNodeMap, ondisk.FSVersionRecords} {
+		b.Run(fmt.Sprintf("v%d", v), func(b *testing.B) { benchWriteFsync(b, v) })
+	}
+}
+
+func benchWriteFsync(b *testing.B, version uint32) {
 	const size = 128 << 20
 	for _, c := range []struct {
 		name string
@@ -73,7 +81,7 @@ func BenchmarkWriteFsync(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dev := &countingDev{Device: c.dev(b)}
-			if err := Mkfs(dev, MkfsOptions{Model: testModel(b)}); err != nil {
+			if err := Mkfs(dev, MkfsOptions{Model: testModel(b), Version: version}); err != nil {
 				b.Fatal(err)
 			}
 			fs, err := Mount(dev, Options{})

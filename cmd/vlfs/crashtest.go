@@ -60,9 +60,9 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	a := &crashtestArgs{}
 	fl := flag.NewFlagSet("crashtest", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.StringVar(&a.workloads, "workloads", "", "generated workloads: seq1 (all), seq2 or seq3 (a --sample), or compact (seq-1 ops with the idle-time compactor before or after the persistence point)")
+	fl.StringVar(&a.workloads, "workloads", "", "generated workloads: seq1 (all), seq2 or seq3 (a --sample), compact (seq-1 ops with the idle-time compactor before or after the persistence point), or records (a --sample of small fsync'd writes of one file between truncates and renames: version 3's log records)")
 	fl.StringVar(&a.workload, "workload", "", "run one workload file (format: docs/crashtest.md)")
-	fl.IntVar(&a.sample, "sample", 2000, "how many workloads to draw: of seq2/seq3 (default 2000); of seq1 or compact, a seeded random N of them in their order (default: all)")
+	fl.IntVar(&a.sample, "sample", 2000, "how many workloads to draw: of seq2/seq3/records (default 2000); of seq1 or compact, a seeded random N of them in their order (default: all)")
 	fl.IntVar(&a.first, "first", 0, "run only the first N workloads (0: all)")
 	fl.Int64Var(&a.seed, "seed", 1, "seeds the sample, the crash-state subsets and torn writes, and the kill moments")
 	fl.IntVar(&a.subsets, "subsets", crashtest.DefaultSubsets, "random subsets of unflushed writes per flush epoch")
@@ -76,7 +76,7 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	fl.StringVar(&a.killWorkload, "kill-workload", crashtest.WorkloadFsync, "what --kill runs under the kills: fsync (create and fsync files) or full-delete (fill the image, then delete in batches and write into the freed space)")
 	fl.BoolVar(&a.asJSON, "json", false, "print the summary as JSON")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs crashtest (--workloads seq1|seq2|seq3|compact [--sample N] | --workload FILE [--state S]) [--subsets N] [--seed S] [-j N] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs crashtest (--workloads seq1|seq2|seq3|compact|records [--sample N] | --workload FILE [--state S]) [--subsets N] [--seed S] [-j N] [--json]")
 		fmt.Fprintln(stderr, "       vlfs crashtest --kill N [--kill-workload fsync|full-delete] [--seed S] [--dir DIR] [--json]")
 		fmt.Fprintln(stderr, "exit codes: 0 all crash states passed, 4 failures found, 2 usage, 8 could not run")
 		fl.PrintDefaults()
@@ -107,13 +107,15 @@ func (a *crashtestArgs) load() ([]crashtest.Workload, error) {
 		ws = a.sampleOf(crashtest.Seq1())
 	case "compact":
 		ws = a.sampleOf(crashtest.Compact())
+	case "records":
+		ws = crashtest.Records(a.sample, a.seed)
 	case "seq2", "seq3":
 		var err error
 		if ws, err = crashtest.SeqSample(int(a.workloads[3]-'0'), a.sample, a.seed); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("--workloads %q: want seq1, seq2, seq3 or compact", a.workloads)
+		return nil, fmt.Errorf("--workloads %q: want seq1, seq2, seq3, compact or records", a.workloads)
 	}
 	if a.first > 0 && a.first < len(ws) {
 		ws = ws[:a.first]
@@ -153,6 +155,9 @@ func printCrashResult(res crashtest.Result, asJSON bool, stdout, stderr io.Write
 	moved := ""
 	if res.BlocksMoved > 0 {
 		moved = fmt.Sprintf(", %d blocks moved by the compactor", res.BlocksMoved)
+	}
+	if res.RecordCommits > 0 {
+		moved += fmt.Sprintf(", %d commits as log records", res.RecordCommits)
 	}
 	fmt.Fprintf(stdout, "%d workloads, %d crash states, %d failures%s, %.1f s\n", res.Workloads, res.CrashStates, res.Failures, moved, res.Seconds)
 }
