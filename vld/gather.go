@@ -48,6 +48,9 @@ type gatherState struct {
 	buf     []byte   // their contents, n*bs bytes; reused across commits
 	parts   []int    // blocks of each write that joined the run, in order
 	vec     [][]byte // scratch for the vectored write; reused
+	// entries: the commit will end with this many log entries after its
+	// writes (GatherEntries); 0 if the client did not say.
+	entries int
 }
 
 // Gather starts gathering the writes of the next commit (Commit or
@@ -63,6 +66,21 @@ func (v *Volume) Gather() {
 	}
 }
 
+// GatherEntries tells a gathering volume that the commit will hold its
+// writes and then k log entries, nothing else (a file system's small
+// record commit: a data block and one record). The first write is then
+// placed as WriteCommit places data with entries: at the start of a run
+// with room for the entries in the log window, when one request there
+// costs less than the data near the head and the entries in the window
+// as two (oneRunCheaperLocked).
+func (v *Volume) GatherEntries(k int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.gather.active {
+		v.gather.entries = k
+	}
+}
+
 // endGatherLocked ends a gather at its commit (the held-back run is issued
 // by the commit's flush) and remembers how big it was.
 func (v *Volume) endGatherLocked() {
@@ -70,6 +88,7 @@ func (v *Volume) endGatherLocked() {
 	if g.active {
 		g.active, g.expect, g.expectW = false, g.total, g.writes
 	}
+	g.entries = 0
 }
 
 // EndGather stops gathering without a commit and issues what was held
@@ -124,6 +143,9 @@ func (v *Volume) placeEagerLocked(n int) ([]run, error) {
 	if r, ok := v.extendLocked(n, window{}); ok {
 		return []run{r}, nil
 	}
+	if r, ok := v.withEntriesLocked(n); ok {
+		return []run{r}, nil
+	}
 	if r, ok := v.roomyLocked(n); ok {
 		return []run{r}, nil
 	}
@@ -161,6 +183,28 @@ func (v *Volume) roomyLocked(n int) (run, bool) {
 	v.alloc.noteWrite(v.layout.TrackOf(big.block))
 	v.place.near, v.place.replaces = nil, nil
 	return run{start: big.block, n: n}, true
+}
+
+// withEntriesLocked places the first write of a gathered commit that will
+// end with g.entries log entries (GatherEntries) at the start of a run of
+// n+entries free blocks in the log window, if that one request is cheaper
+// than two; the entries then extend the held-back run.
+func (v *Volume) withEntriesLocked(n int) (run, bool) {
+	g := &v.gather
+	k := g.entries
+	if !g.active || g.n > 0 || k <= 0 || n <= 0 || n+k > gatherMaxBlocks || v.place.policy != PlaceEager || !v.oneRunCheaperLocked(n, k) {
+		return run{}, false
+	}
+	one := v.head.choose(v.alloc, v.m.head, v.m.now+v.m.overheadMs(true), n+k, v.logWindow())
+	if one.block < 0 {
+		return run{}, false
+	}
+	for i := int64(0); i < int64(n); i++ {
+		v.alloc.markUsed(one.block + i)
+	}
+	v.alloc.noteWrite(v.layout.TrackOf(one.block))
+	v.place.near, v.place.replaces = nil, nil
+	return run{start: one.block, n: n}, true
 }
 
 // holdLocked appends a write to the held-back run if it continues it (or

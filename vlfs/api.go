@@ -95,7 +95,7 @@ type Options struct {
 	// commits instead of only by them.
 	TinyCaches bool
 	// MaxRecords bounds the log records of file-system version 3 between
-	// full commits (records.go): 0 is one per 256 blocks of the volume (16
+	// full commits (records.go): 0 is one per 32 blocks of the volume (16
 	// to 1024), a negative value makes every commit a full one, as in
 	// version 2 (for comparisons).
 	MaxRecords int
