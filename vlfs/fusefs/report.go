@@ -32,7 +32,14 @@ type Report struct {
 	RoomCommits   int64  `json:"room_commits"`
 	FailedCommits int64  `json:"failed_commits"`
 	CommitError   string `json:"commit_error,omitempty"` // the last commit's error: its changes are not durable
-	DirtyBytes    int64  `json:"dirty_bytes"`
+	// file-system version 3: commits made as log records (data and one
+	// record), records standing since the last full commit (a crash now
+	// replays them), and what mount replayed and how long it took
+	RecordCommits   int64   `json:"record_commits"`
+	Records         int64   `json:"records"`
+	ReplayedRecords int     `json:"replayed_records"`
+	ReplayMs        float64 `json:"replay_ms"`
+	DirtyBytes      int64   `json:"dirty_bytes"`
 	// data blocks of large writes sent to the image unbuffered (-o write_through)
 	WriteThroughBlocks int64 `json:"write_through_blocks"`
 	// batches of buffered data written with the file system's lock
@@ -140,6 +147,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Ops:    make(map[string]OpBytes, len(st.Ops)),
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
 		CoveredSyncs: st.CoveredSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
+		RecordCommits: st.RecordCommits, Records: st.Records, ReplayedRecords: st.ReplayedRecords, ReplayMs: st.ReplayMs,
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks,
 		UnlockedNodeLoads: st.UnlockedNodeLoads, UnlockedMetaLoads: st.UnlockedMetaLoads,

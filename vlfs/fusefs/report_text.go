@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vlfs/vlfs/internal/wallhist"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // WriteText prints the report for people, one aligned table per section.
@@ -45,6 +46,10 @@ func (r Report) textOps(w io.Writer) {
 	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d, of which found in a snapshot already taken %d)\n",
 		r.Fsyncs, r.Commits, r.GroupedSyncs, r.CoveredSyncs)
 	fmt.Fprintf(w, "commits\tmade room %d\tfailed %d\n", r.RoomCommits, r.FailedCommits)
+	if r.FSVersion >= ondisk.FSVersionRecords {
+		fmt.Fprintf(w, "log records\t%d commits as records\t%d standing\tmount replayed %d in %.1f ms\n",
+			r.RecordCommits, r.Records, r.ReplayedRecords, r.ReplayMs)
+	}
 	if r.CommitError != "" {
 		fmt.Fprintf(w, "COMMIT FAILING\tchanges since the last good commit are not durable: %s\n", r.CommitError)
 	}
