@@ -177,12 +177,18 @@ func (v *Volume) roomyLocked(n int) (run, bool) {
 	if small := v.head.choose(v.alloc, v.m.head, start, n, window{}); small.block >= 0 && big.cost > small.cost+float64(max(g.expectW-1, 1))*ovh {
 		return run{}, false
 	}
+	return v.takeHeadLocked(big.block, n), true
+}
+
+// takeHeadLocked marks the first n blocks of a free run from b used, for
+// a write whose commit extends the run after them.
+func (v *Volume) takeHeadLocked(b int64, n int) run {
 	for i := int64(0); i < int64(n); i++ {
-		v.alloc.markUsed(big.block + i)
+		v.alloc.markUsed(b + i)
 	}
-	v.alloc.noteWrite(v.layout.TrackOf(big.block))
-	v.place.near, v.place.replaces = nil, nil
-	return run{start: big.block, n: n}, true
+	v.alloc.noteWrite(v.layout.TrackOf(b))
+	v.place.near, v.place.replaces = nil, nil // eager placement ignores them; consume as placeLocked does
+	return run{start: b, n: n}
 }
 
 // withEntriesLocked places the first write of a gathered commit that will
@@ -199,12 +205,7 @@ func (v *Volume) withEntriesLocked(n int) (run, bool) {
 	if one.block < 0 {
 		return run{}, false
 	}
-	for i := int64(0); i < int64(n); i++ {
-		v.alloc.markUsed(one.block + i)
-	}
-	v.alloc.noteWrite(v.layout.TrackOf(one.block))
-	v.place.near, v.place.replaces = nil, nil
-	return run{start: one.block, n: n}, true
+	return v.takeHeadLocked(one.block, n), true
 }
 
 // holdLocked appends a write to the held-back run if it continues it (or
