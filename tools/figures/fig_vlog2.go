@@ -43,6 +43,11 @@ func drawUpdates(rs *results, dir string) (section, error) {
 			}
 			s.verdict = append(s.verdict, verdict+".")
 		}
+		if vf := whereNum(where(r.Rows, "placement", "vlfs"), "utilization", 0.8); len(vf) == 1 && len(eg) == 1 {
+			x, bl := num(vf[0], "mean_ms")/num(eg[0], "mean_ms"), num(vf[0], "blocks_per_update")
+			s.verdict = append(s.verdict, fmt.Sprintf("%s vlfs (file-system version %v) at 80 %%: %.2f ms, %.2fx eager (issue 33 asks at most 1.25x: %s), %.2f blocks and %.2f requests per update (asks at most 1.2 blocks: %s).",
+				d, vf[0]["fs_version"], num(vf[0], "mean_ms"), x, metWord(x <= 1.25), bl, num(vf[0], "requests_per_update"), metWord(bl <= 1.2)))
+		}
 		if lf := where(r.Rows, "placement", "lfs"); len(lf) > 0 {
 			pts := xys(lf, "utilization", "mean_ms")
 			v := fmt.Sprintf("%s lfs (6.1 MB NVRAM, cleaner): %.2f ms at %g, ", d, pts[0].Y, pts[0].X)
