@@ -164,6 +164,11 @@ var (
 	ErrReadOnly     = errors.New("vlfs: read-only file system")
 	ErrCorrupt      = errors.New("vlfs: corrupt file system")
 	ErrNeedsRepair  = errors.New("vlfs: file system needs repair")
+	// ErrNotVLFS: the image holds no vld volume (no superblock magic: a
+	// random file, an empty one) or a volume of another kind (a logical
+	// disk). Nothing to repair: fsck exits 8 for it, as e2fsck does for
+	// a bad magic number.
+	ErrNotVLFS = errors.New("vlfs: not a vlfs image")
 	ErrPerm         = errors.New("vlfs: operation not permitted")
 	ErrNoOffset     = errors.New("vlfs: no such offset") // lseek past the end, or no data after the offset
 )

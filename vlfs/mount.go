@@ -2,7 +2,6 @@ package vlfs
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -115,10 +114,8 @@ func Mount(dev device.Device, o Options) (*FS, error) {
 	}
 	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head, LogWindow: o.LogWindow})
 	if err != nil {
-		if errors.Is(err, vld.ErrCorrupt) {
-			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)
-		}
-		return nil, fmt.Errorf("mount: %w", err)
+		dev.Close() // ours from the call on, as on every other failure
+		return nil, fmt.Errorf("mount: %w", openError(err))
 	}
 	fs, err := mountVolume(vol, o)
 	if err != nil {
@@ -130,7 +127,7 @@ func Mount(dev device.Device, o Options) (*FS, error) {
 
 func mountVolume(vol *vld.Volume, o Options) (*FS, error) {
 	if vol.Kind() != volumeKind {
-		return nil, fmt.Errorf("volume holds %q, not vlfs: %w", vol.Kind(), ErrInvalid)
+		return nil, fmt.Errorf("volume holds %q: %w", vol.Kind(), ErrNotVLFS)
 	}
 	sb, err := ondisk.DecodeSuperblock(vol.AppData())
 	if err != nil {

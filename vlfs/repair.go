@@ -77,10 +77,25 @@ func CheckDevice(dev device.Device, o Options) ([]Finding, error) {
 	return fs.Findings()
 }
 
-// isDamage tells damage on the image from failures to read it at all.
+// isDamage tells damage on the image from failures to read it at all and
+// from images that are not vlfs (ErrNotVLFS: nothing to repair).
 func isDamage(err error) bool {
-	return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNeedsRepair) ||
-		errors.Is(err, vld.ErrCorrupt) || errors.Is(err, vld.ErrNotFormatted)
+	if errors.Is(err, ErrNotVLFS) {
+		return false
+	}
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNeedsRepair) || errors.Is(err, vld.ErrCorrupt)
+}
+
+// openError classifies vld.Open's error: a damaged volume needs repair,
+// an image with no volume is not vlfs.
+func openError(err error) error {
+	switch {
+	case errors.Is(err, vld.ErrNotFormatted):
+		return fmt.Errorf("%w: %w", err, ErrNotVLFS)
+	case errors.Is(err, vld.ErrCorrupt):
+		return fmt.Errorf("%w: %w", err, ErrNeedsRepair)
+	}
+	return err
 }
 
 // mountForRepair is Mount without reclaiming inodes with no link: a link
@@ -89,10 +104,7 @@ func isDamage(err error) bool {
 func mountForRepair(dev device.Device, o Options) (*FS, error) {
 	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, Logf: o.Logf, Head: o.Head})
 	if err != nil {
-		if errors.Is(err, vld.ErrCorrupt) {
-			err = fmt.Errorf("%w: %w", err, ErrNeedsRepair)
-		}
-		return nil, fmt.Errorf("mount: %w", err)
+		return nil, fmt.Errorf("mount: %w", openError(err))
 	}
 	fs, err := mountVolumeForRepair(vol, o)
 	if err != nil {
@@ -104,7 +116,7 @@ func mountForRepair(dev device.Device, o Options) (*FS, error) {
 
 func mountVolumeForRepair(vol *vld.Volume, o Options) (*FS, error) {
 	if vol.Kind() != volumeKind {
-		return nil, fmt.Errorf("volume holds %q, not vlfs: %w", vol.Kind(), ErrInvalid)
+		return nil, fmt.Errorf("volume holds %q: %w", vol.Kind(), ErrNotVLFS)
 	}
 	o.ReadOnly = true // mountVolume must not reclaim or start the flusher
 	fs, err := mountVolume(vol, o)

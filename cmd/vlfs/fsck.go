@@ -52,7 +52,7 @@ func runFsck(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "print the result as JSON")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs fsck [--repair] [--json] IMAGE")
-		fmt.Fprintln(stderr, "exit codes: 0 clean, 1 errors corrected, 4 errors left, 8 operational error")
+		fmt.Fprintln(stderr, "exit codes: 0 clean, 1 errors corrected, 4 errors left, 8 operational error or not a vlfs image")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -114,7 +114,7 @@ func fsckImage(path string, res *fsckResult) int {
 	}
 	fds, err := vlfs.CheckDevice(dev, vlfs.Options{ReadOnly: true})
 	if err != nil {
-		res.Errors = append(res.Errors, fmt.Sprintf("%s: %v", path, err))
+		res.Errors = append(res.Errors, fsckError(path, err))
 		return exitFailure
 	}
 	res.Findings, res.Left = fds, fds
@@ -144,7 +144,7 @@ func repairImage(path string, res *fsckResult) int {
 		res.Errors = append(res.Errors, fmt.Sprintf("%s: %v", path, f))
 	}
 	if err != nil {
-		res.Errors = append(res.Errors, fmt.Sprintf("%s: repair: %v", path, err))
+		res.Errors = append(res.Errors, fsckError(path, err))
 		return exitFailure
 	}
 	switch {
@@ -155,6 +155,16 @@ func repairImage(path string, res *fsckResult) int {
 	}
 	res.Clean = true
 	return exitOK
+}
+
+// fsckError says why fsck could not check or repair at all (exit 8). An
+// image that is not vlfs gets no advice to repair it: there is nothing to
+// repair (e2fsck says the same of a bad magic number).
+func fsckError(path string, err error) string {
+	if errors.Is(err, vlfs.ErrNotVLFS) {
+		return fmt.Sprintf("%s: not a vlfs image, nothing to check (%v)", path, err)
+	}
+	return fmt.Sprintf("%s: %v", path, err)
 }
 
 // openFsckImage opens the image file, saying why not in res.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -228,4 +229,47 @@ func TestFsckJSONLists(t *testing.T) {
 			t.Errorf("%q: %s", args, out)
 		}
 	}
+}
+
+// TestFsckNotVLFS: what is not a vlfs image (random bytes, an empty file,
+// a text file, a logical-disk volume, a directory) exits 8 and says what
+// it is, with no advice to repair it (issue 34: it exited 4 and advised
+// --repair, which then could not).
+func TestFsckNotVLFS(t *testing.T) {
+	dir := t.TempDir()
+	random := make([]byte, 1<<20)
+	for i := range random {
+		random[i] = byte(i*7919 + i/4096)
+	}
+	disk := filepath.Join(dir, "disk.img")
+	if code, _, errs := runDiskCLI("disk", "create", "--size", "16MiB", disk); code != exitOK {
+		t.Fatal(errs)
+	}
+	cases := []struct {
+		name, path, want string
+	}{
+		{"random bytes", writeTestFile(t, dir, "random.img", random), "not a vlfs image"},
+		{"empty file", writeTestFile(t, dir, "empty.img", nil), "not a vlfs image"},
+		{"text", writeTestFile(t, dir, "README", []byte("# not an image\n")), "not a vlfs image"},
+		{"logical disk", disk, "not a vlfs image"},
+		{"directory", dir, "a directory"},
+	}
+	for _, c := range cases {
+		for _, args := range [][]string{{"fsck", c.path}, {"fsck", "--repair", c.path}} {
+			code, out, errs := runCLI(t, args...)
+			msg := out + errs
+			if code != exitFailure || !strings.Contains(msg, c.want) || strings.Contains(msg, "--repair") {
+				t.Errorf("%s: %q: exit %d: %q", c.name, args, code, msg)
+			}
+		}
+	}
+}
+
+func writeTestFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -283,6 +283,8 @@ func explainMountError(img string, err error) error {
 		return fmt.Errorf("%s needs repair: run vlfs fsck --repair %s (%v)", img, img, err)
 	case errors.Is(err, vld.ErrNotFormatted):
 		return fmt.Errorf("%s is not a vlfs image; format it with: vlfs mkfs %s", img, img)
+	case errors.Is(err, vlfs.ErrNotVLFS):
+		return fmt.Errorf("%s is not a vlfs image (%v)", img, err)
 	case errors.Is(err, vlfs.ErrCorrupt), errors.Is(err, vld.ErrCorrupt):
 		return fmt.Errorf("%s is damaged: check it with vlfs fsck %s, repair with vlfs fsck --repair %s (%v)", img, img, img, err)
 	}

@@ -110,8 +110,26 @@ func sizeOf(f *os.File, path string, o FileOptions) (int64, error) {
 	case mode&os.ModeDevice != 0 && mode&os.ModeCharDevice == 0:
 		return blockSize(f, path, o)
 	default:
-		return 0, fmt.Errorf("open %s: %v is neither a regular file nor a block device: %w", path, mode.Type(), ErrBadOptions)
+		return 0, fmt.Errorf("open %s: %s, neither a regular file nor a block device: %w", path, fileKind(mode), ErrBadOptions)
 	}
+}
+
+// fileKind names what a path that is no image is (mode.Type() printed a
+// directory as "d---------").
+func fileKind(mode os.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&os.ModeCharDevice != 0:
+		return "a character device"
+	case mode&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case mode&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a file (" + mode.Type().String() + ")"
 }
 
 func regularSize(f *os.File, path string, o FileOptions, cur int64) (int64, error) {
