@@ -168,9 +168,9 @@ var (
 	// random file, an empty one) or a volume of another kind (a logical
 	// disk). Nothing to repair: fsck exits 8 for it, as e2fsck does for
 	// a bad magic number.
-	ErrNotVLFS = errors.New("vlfs: not a vlfs image")
-	ErrPerm         = errors.New("vlfs: operation not permitted")
-	ErrNoOffset     = errors.New("vlfs: no such offset") // lseek past the end, or no data after the offset
+	ErrNotVLFS  = errors.New("vlfs: not a vlfs image")
+	ErrPerm     = errors.New("vlfs: operation not permitted")
+	ErrNoOffset = errors.New("vlfs: no such offset") // lseek past the end, or no data after the offset
 )
 
 // OpStats count one kind of operation.
