@@ -50,6 +50,7 @@ type KillConfig struct {
 const (
 	WorkloadFsync      = "fsync"
 	WorkloadFullDelete = "full-delete"
+	WorkloadOverwrite  = "overwrite"
 )
 
 // KillResult is what Kill found.
@@ -70,8 +71,11 @@ type KillResult struct {
 	RoomCommits int64 `json:"room_commits,omitempty"`
 	// CrashOrphans: inodes found on disk with no link after a kill (the
 	// kernel still held them; the next mount frees them), allowed then.
-	CrashOrphans int      `json:"crash_orphans,omitempty"`
-	Failures     []string `json:"failure_list,omitempty"`
+	CrashOrphans int `json:"crash_orphans,omitempty"`
+	// Replayed: log records (file-system version 3) the recoveries after
+	// the kills replayed: commits the kills left standing as records.
+	Replayed int      `json:"replayed_records"`
+	Failures []string `json:"failure_list,omitempty"`
 }
 
 // Kill runs the process-crash test: per round it starts `vlfs mount` on
@@ -91,12 +95,14 @@ func Kill(cfg KillConfig) (KillResult, error) {
 		cfg.ImageSize = cmp.Or(cfg.ImageSize, max(64<<20, int64(cfg.Rounds)*16<<20))
 	case WorkloadFullDelete:
 		cfg.ImageSize = cmp.Or(cfg.ImageSize, 24<<20) // small: the fill is quick
+	case WorkloadOverwrite:
+		cfg.ImageSize = cmp.Or(cfg.ImageSize, 64<<20)
 	default:
-		return KillResult{}, fmt.Errorf("%w: workload %q: want %s or %s", ErrKill, cfg.Workload, WorkloadFsync, WorkloadFullDelete)
+		return KillResult{}, fmt.Errorf("%w: workload %q: want %s, %s or %s", ErrKill, cfg.Workload, WorkloadFsync, WorkloadFullDelete, WorkloadOverwrite)
 	}
 	cfg.MaxRun = cmp.Or(cfg.MaxRun, 500*time.Millisecond)
 	k := &killer{cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), manifest: map[string]int64{},
-		gone: map[string]bool{}, maybe: map[string]int64{},
+		gone: map[string]bool{}, maybe: map[string]int64{}, overwriting: map[string]int64{}, blended: map[string][]byte{},
 		img: filepath.Join(cfg.Dir, "kill.img"), mnt: filepath.Join(cfg.Dir, "mnt")}
 	start := time.Now()
 	if err := k.prepare(); err != nil {
@@ -128,20 +134,26 @@ type killer struct {
 	// gone: deletes acknowledged by a directory fsync, which must stay
 	// gone; maybe: unlinked when the daemon was killed, not yet
 	// acknowledged: either way is right, and the next check decides
-	gone     map[string]bool
-	maybe    map[string]int64
-	verified int
-	full     int
-	filled   int
-	rooms    int64
-	orphans  int // crash-left unlinked inodes found after kills (allowed)
-	failures []string
+	gone  map[string]bool
+	maybe map[string]int64
+	// overwriting: the overwrite in flight at the kill (file -> its new
+	// seed), settled by the next check; blended: what such a file holds
+	// since (kill_overwrite.go)
+	overwriting map[string]int64
+	blended     map[string][]byte
+	verified    int
+	full        int
+	filled      int
+	rooms       int64
+	orphans     int // crash-left unlinked inodes found after kills (allowed)
+	replayed    int // records the in-process recoveries replayed
+	failures    []string
 }
 
 func (k *killer) result(start time.Time) KillResult {
 	return KillResult{Rounds: k.cfg.Rounds, Files: len(k.manifest), Verified: k.verified,
 		Seconds: time.Since(start).Seconds(), FullRounds: k.full, Failures: k.failures,
-		Filled: k.filled, Deleted: len(k.gone), RoomCommits: k.rooms, CrashOrphans: k.orphans}
+		Filled: k.filled, Deleted: len(k.gone), RoomCommits: k.rooms, CrashOrphans: k.orphans, Replayed: k.replayed}
 }
 
 // roundWork is what runs on the mount during one round until the kill.
@@ -154,16 +166,23 @@ type roundWork interface {
 }
 
 func (k *killer) newWork(round int) roundWork {
-	if k.cfg.Workload == WorkloadFullDelete {
+	switch k.cfg.Workload {
+	case WorkloadFullDelete:
 		return newDeleter(k, round)
+	case WorkloadOverwrite:
+		return newOverwriter(k)
 	}
 	return newWriter(k, round)
 }
 
-// content is what file name holds: fill files are small (fillData).
+// content is what file name holds: fill files are small (fillData),
+// overwrite files of fixed size (overwriteData).
 func (k *killer) content(name string, seed int64) []byte {
-	if strings.HasPrefix(name, fillDir+"/") {
+	switch {
+	case strings.HasPrefix(name, fillDir+"/"):
 		return fillData(seed)
+	case isOverwriteFile(name):
+		return overwriteData(seed)
 	}
 	return fileData(seed)
 }
@@ -249,6 +268,7 @@ func (k *killer) final() error {
 // verifyDir reads every manifest entry through the mount, and checks that
 // every acknowledged delete stays gone.
 func (k *killer) verifyDir(when string) {
+	k.settleOverwrites(func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(k.mnt, name)) }, when)
 	for _, name := range k.order {
 		if k.gone[name] {
 			k.verified++
@@ -267,7 +287,7 @@ func (k *killer) verifyDir(when string) {
 			k.fail("%s: manifest entry %s: %v", when, name, err)
 			continue
 		}
-		if want := k.content(name, seed); string(got) != string(want) {
+		if want := k.wantContent(name, seed); string(got) != string(want) {
 			k.fail("%s: manifest entry %s: %d bytes, want %d (or content differs)", when, name, len(got), len(want))
 		}
 	}
@@ -287,9 +307,22 @@ func (k *killer) checkImage(when string) error {
 		return nil
 	}
 	defer fs.Close()
+	k.replayed += fs.Stats().ReplayedRecords
 	k.fsck(fs, when)
 	ex := executor{fs: fs}
 	k.settleMaybe(ex, when)
+	k.settleOverwrites(func(name string) ([]byte, error) {
+		ino, err := ex.resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		a, err := fs.GetAttr(ino)
+		if err != nil {
+			return nil, err
+		}
+		s, err := readFile(fs, ino, a.Size)
+		return []byte(s), err
+	}, when)
 	for _, name := range k.order {
 		k.verified++
 		ino, err := ex.resolve(name)
@@ -307,7 +340,7 @@ func (k *killer) checkImage(when string) error {
 			k.fail("%s: fsck view: manifest entry %s: %v", when, name, err)
 			continue
 		}
-		want := k.content(name, seed)
+		want := k.wantContent(name, seed)
 		got, err := readFile(fs, ino, uint64(len(want)))
 		if a, aerr := fs.GetAttr(ino); aerr != nil || err != nil || a.Size != uint64(len(want)) || got != string(want) {
 			k.fail("%s: fsck view: manifest entry %s differs (%v %v)", when, name, err, aerr)

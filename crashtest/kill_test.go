@@ -50,7 +50,34 @@ func TestKill(t *testing.T) {
 			t.Errorf("no commit was split to make room: the kills did not land among split commits: %+v", res)
 		}
 	})
+	t.Run("overwrite", func(t *testing.T) {
+		res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 3, Seed: 1, Workload: WorkloadOverwrite, Progress: testWriter{t}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v", res)
+		for _, f := range res.Failures {
+			t.Error(f)
+		}
+		if res.Files != overwriteFiles {
+			t.Errorf("%d files in the manifest, want %d", res.Files, overwriteFiles)
+		}
+		if res.Replayed == 0 {
+			t.Errorf("no recovery after a kill replayed a log record: the kills did not land among record commits: %+v", res)
+		}
+	})
 	t.Run("mutation-unsynced-acks", func(t *testing.T) { killCatchesUnsyncedAcks(t, bin) })
+	t.Run("mutation-unsynced-overwrites", func(t *testing.T) {
+		res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 2, Seed: 1, Workload: WorkloadOverwrite,
+			MaxRun: 200 * time.Millisecond, Progress: testWriter{t}, noSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Failures) == 0 {
+			t.Fatalf("overwrites acknowledged without a sync, and the kill test reported no failure: %+v", res)
+		}
+		t.Logf("first failure: %s", res.Failures[0])
+	})
 	t.Run("mutation-unsynced-deletes", func(t *testing.T) { killCatchesUnsyncedDeletes(t, bin) })
 }
 

@@ -73,11 +73,11 @@ func parseCrashtestArgs(args []string, stderr io.Writer) (*crashtestArgs, int) {
 	fl.BoolVar(&a.noShrink, "no-shrink", false, "do not shrink failures")
 	fl.IntVar(&a.kill, "kill", 0, "process-crash test: SIGKILL a FUSE mount N times under an fsync-ing writer")
 	fl.StringVar(&a.dir, "dir", "", "work directory of --kill (default: a temporary one, removed when all passes)")
-	fl.StringVar(&a.killWorkload, "kill-workload", crashtest.WorkloadFsync, "what --kill runs under the kills: fsync (create and fsync files) or full-delete (fill the image, then delete in batches and write into the freed space)")
+	fl.StringVar(&a.killWorkload, "kill-workload", crashtest.WorkloadFsync, "what --kill runs under the kills: fsync (create and fsync files), full-delete (fill the image, then delete in batches and write into the freed space) or overwrite (overwrite a few files in place, each write synced: version 3's log records)")
 	fl.BoolVar(&a.asJSON, "json", false, "print the summary as JSON")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vlfs crashtest (--workloads seq1|seq2|seq3|compact|records [--sample N] | --workload FILE [--state S]) [--subsets N] [--seed S] [-j N] [--json]")
-		fmt.Fprintln(stderr, "       vlfs crashtest --kill N [--kill-workload fsync|full-delete] [--seed S] [--dir DIR] [--json]")
+		fmt.Fprintln(stderr, "       vlfs crashtest --kill N [--kill-workload fsync|full-delete|overwrite] [--seed S] [--dir DIR] [--json]")
 		fmt.Fprintln(stderr, "exit codes: 0 all crash states passed, 4 failures found, 2 usage, 8 could not run")
 		fl.PrintDefaults()
 	}
