@@ -29,8 +29,8 @@ func windowTracks(ntracks int, frac float64) uint32 {
 }
 
 // checkpointLocked writes the location of every piece's current version and
-// resets the tree. Order: directory blocks, flush, checkpoint slot, flush,
-// the other slot (a mirror), flush; only then are the previous checkpoint's blocks and every obsolete entry
+// resets the tree. Order: directory blocks, flush, checkpoint slot, flush;
+// only then are the previous checkpoint's blocks and every obsolete entry
 // recycled. The new log window starts at the head; the extra log tracks
 // are chosen once the directory blocks are placed (log_tracks.go).
 func (v *Volume) checkpointLocked() error {
@@ -90,18 +90,11 @@ func (v *Volume) checkpointLocked() error {
 	if err := ck.Encode(slot); err != nil {
 		return err
 	}
-	// Both slots get the new checkpoint, one after the other, each
-	// flushed: while the second is written the first holds it, and until
-	// the first is durable the second holds the previous one, whose
-	// blocks are recycled only below. So one damaged or torn slot never
-	// loses the volume (issue 34): the other holds the same checkpoint.
-	for _, at := range []int64{ckptSlot(ck.Seq), ckptSlot(ck.Seq + 1)} {
-		if err := v.writeRunLocked(run{start: at, n: 1}, [][]byte{slot}); err != nil {
-			return err
-		}
-		if err := v.flushLocked(); err != nil {
-			return err
-		}
+	if err := v.writeRunLocked(run{start: ckptSlot(ck.Seq), n: 1}, [][]byte{slot}); err != nil {
+		return err
+	}
+	if err := v.flushLocked(); err != nil {
+		return err
 	}
 	// The new checkpoint is durable: recycle what only the old one needed.
 	for _, a := range g.dirBlocks {
@@ -170,8 +163,7 @@ func (v *Volume) windowStartLocked(wt int) int {
 	return best
 }
 
-// ckptSlot alternates between the two checkpoint slots: the one a
-// checkpoint is written to first (the other gets its mirror next).
+// ckptSlot alternates between the two checkpoint slots.
 func ckptSlot(seq uint64) int64 {
 	if seq%2 == 1 {
 		return ondisk.CheckpointA

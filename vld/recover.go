@@ -94,8 +94,8 @@ func (v *Volume) loadCheckpoint() (*ondisk.Checkpoint, error) {
 			errs = append(errs, fmt.Errorf("slot %d: %w", a, err))
 			continue
 		}
-		if c.UUID != v.sb.UUID {
-			errs = append(errs, fmt.Errorf("slot %d: checkpoint %d of another volume", a, c.Seq))
+		if c.UUID != v.sb.UUID || ckptSlot(c.Seq) != int64(a) {
+			errs = append(errs, fmt.Errorf("slot %d: checkpoint %d of another volume or slot", a, c.Seq))
 			continue
 		}
 		if best == nil || c.Seq > best.Seq {

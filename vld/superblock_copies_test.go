@@ -3,7 +3,6 @@ package vld
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
@@ -103,51 +102,5 @@ func TestSuperblockCopies(t *testing.T) {
 	}
 	if ondisk.FixedBlocks >= copies[0] {
 		t.Fatal("the copies overlap the fixed blocks")
-	}
-}
-
-// TestCheckpointSlotDamage: both checkpoint slots hold the newest
-// checkpoint, so a damaged slot (flipped or zeroed), either one, still
-// opens the volume with every piece as committed (issue 34: the older
-// checkpoint in the other slot named blocks recycled since, and the
-// volume could not be opened).
-func TestCheckpointSlotDamage(t *testing.T) {
-	v, dev := newTestVolume(t, "st19101", 16<<20, Options{CheckpointEvery: 4})
-	want := map[uint32]string{}
-	for i := range 23 { // several checkpoints, and commits after the last
-		p := uint32(i % 7)
-		want[p] = fmt.Sprintf("piece %d version %d", p, i)
-		if err := v.Commit(map[uint32][]byte{p: []byte(want[p])}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if v.Stats().Checkpoints < 3 {
-		t.Fatalf("%d checkpoints", v.Stats().Checkpoints)
-	}
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
-	img := dev.Bytes()
-	bs := v.BlockSize()
-	for _, slot := range []int{ondisk.CheckpointA, ondisk.CheckpointB} {
-		for name, hurt := range map[string][]byte{"flipped": flip(img, slot*bs+40), "zeroed": zeroBlocks(img, bs, slot)} {
-			for _, clean := range []bool{true, false} {
-				b := hurt
-				if !clean { // no tail record: recovery scans the log window from the checkpoint
-					b = zeroBlocks(hurt, bs, ondisk.TailAddr)
-				}
-				v2, err := Open(device.MemFrom(b), Options{ReadOnly: true})
-				if err != nil {
-					t.Fatalf("slot %d %s (clean stop %v): %v", slot, name, clean, err)
-				}
-				got := v2.Pieces()
-				for p, w := range want {
-					if !bytes.HasPrefix(got[p], []byte(w)) {
-						t.Fatalf("slot %d %s (clean stop %v): piece %d reads %q, want %q", slot, name, clean, p, got[p][:len(w)], w)
-					}
-				}
-				v2.Close()
-			}
-		}
 	}
 }
