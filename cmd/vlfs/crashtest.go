@@ -207,13 +207,17 @@ func runKillTest(a *crashtestArgs, stdout, stderr io.Writer) int {
 	if asJSON := a.asJSON; asJSON {
 		json.NewEncoder(stdout).Encode(map[string]any{"rounds": res.Rounds, "files": res.Files, "verified": res.Verified,
 			"failures": len(res.Failures), "seconds": res.Seconds, "full_rounds": res.FullRounds,
-			"workload": a.killWorkload, "filled": res.Filled, "deleted": res.Deleted, "room_commits": res.RoomCommits})
+			"workload": a.killWorkload, "filled": res.Filled, "deleted": res.Deleted, "room_commits": res.RoomCommits,
+			"replayed_records": res.Replayed})
 	} else {
 		fmt.Fprintf(stdout, "%d kills, %d fsync'd files in the manifest, %d checks, %d failures, %.1f s (%d rounds found the image full)\n",
 			res.Rounds, res.Files, res.Verified, len(res.Failures), res.Seconds, res.FullRounds)
 		if res.Filled > 0 {
 			fmt.Fprintf(stdout, "full-delete: %d files filled the image, %d deletes acknowledged and checked after every kill, %d commits split to make room\n",
 				res.Filled, res.Deleted, res.RoomCommits)
+		}
+		if res.Replayed > 0 {
+			fmt.Fprintf(stdout, "log records replayed by the recoveries after the kills: %d\n", res.Replayed)
 		}
 	}
 	switch {
