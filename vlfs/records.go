@@ -93,7 +93,7 @@ func newRecLog(sb ondisk.Superblock, o Options, vol *vld.Volume) recLog {
 	return r
 }
 
-// resetLocked starts the log of the next commit (a plan took this one).
+// reset starts the log of the next commit (a plan took this one).
 func (r *recLog) reset() {
 	r.land = r.land[:0]
 	r.sets, r.logged, r.frees = 0, 0, 0
