@@ -19,7 +19,11 @@
 // Options.DirtyLimitBytes. A commit writes every dirty block, then the
 // inode blocks with the changed inode-map pieces in one vld WriteCommit: a
 // commit is a consistent snapshot of the whole file system
-// (docs/durability.md).
+// (docs/durability.md). In file-system version 3 a commit of regular
+// files' block landings, sizes and times only is a record commit: the data
+// and one log record, the holders staying dirty until a full commit;
+// mount replays the current epoch's records (records.go,
+// records_replay.go; docs/vlfs-format.md, "Log records").
 //
 // # Locks
 //
