@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -163,6 +164,38 @@ type roundWork interface {
 	full() bool    // stopped on ENOSPC
 	stopped() bool // saw an error
 	done() string  // what it did, for the progress line
+}
+
+// workEnd is how a round's work ended: the error that stopped it (the
+// daemon gone, or ENOSPC), under its own lock, as the killer reads it
+// while the work may still run. Embedded by every roundWork.
+type workEnd struct {
+	mu  sync.Mutex
+	err error
+}
+
+// stop records err, if not nil, and returns it.
+func (e *workEnd) stop(err error) error {
+	if err != nil {
+		e.mu.Lock()
+		e.err = err
+		e.mu.Unlock()
+	}
+	return err
+}
+
+// full reports whether the work stopped on ENOSPC.
+func (e *workEnd) full() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return errors.Is(e.err, syscall.ENOSPC)
+}
+
+// stopped reports whether the work saw an error.
+func (e *workEnd) stopped() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err != nil
 }
 
 func (k *killer) newWork(round int) roundWork {

@@ -100,7 +100,7 @@ type deleter struct {
 	names   []string // new files acknowledged
 	acks    []int64
 	rooms   int64 // room commits the daemon reported, last seen
-	err     error
+	workEnd
 }
 
 func newDeleter(k *killer, round int) *deleter {
@@ -190,12 +190,6 @@ func roomCommits(mnt string) int64 {
 	return r.RoomCommits
 }
 
-func (d *deleter) stop(err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.err = err
-}
-
 func (d *deleter) commit() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -213,18 +207,6 @@ func (d *deleter) commit() {
 		k.order = append(k.order, name)
 	}
 	k.rooms += d.rooms
-}
-
-func (d *deleter) full() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return errors.Is(d.err, syscall.ENOSPC)
-}
-
-func (d *deleter) stopped() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.err != nil
 }
 
 func (d *deleter) done() string {

@@ -1,7 +1,6 @@
 package crashtest
 
 import (
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -47,12 +46,12 @@ type overwriter struct {
 	k     *killer
 	seeds []int64
 
+	workEnd
 	mu       sync.Mutex
 	acked    map[string]int64 // this round's acknowledged overwrites (last per file)
 	inflight string           // the file being overwritten, "" if none
 	newSeed  int64
 	n        int
-	err      error
 }
 
 func newOverwriter(k *killer) *overwriter {
@@ -86,16 +85,6 @@ func (w *overwriter) loop() {
 		}
 		w.ack(name, seed)
 	}
-}
-
-// stop records err (the daemon is gone) and returns it.
-func (w *overwriter) stop(err error) error {
-	if err != nil {
-		w.mu.Lock()
-		w.err = err
-		w.mu.Unlock()
-	}
-	return err
 }
 
 func (w *overwriter) ack(name string, seed int64) {
@@ -152,18 +141,6 @@ func (w *overwriter) done() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return fmt.Sprintf("%d writes synced this round", w.n)
-}
-
-func (w *overwriter) full() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return errors.Is(w.err, syscall.ENOSPC)
-}
-
-func (w *overwriter) stopped() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err != nil
 }
 
 // wantContent is what file name must hold: an overwrite settled after a

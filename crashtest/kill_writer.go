@@ -1,12 +1,10 @@
 package crashtest
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 )
 
 // writer creates files on the mount and fsyncs them; a file is
@@ -18,10 +16,10 @@ type writer struct {
 	round int
 	seeds []int64 // content seeds drawn up front (the rng is not shared)
 
+	workEnd
 	mu    sync.Mutex
 	names []string
 	acks  []int64
-	err   error
 	acked int
 }
 
@@ -43,10 +41,7 @@ func (w *writer) loop() {
 		} else {
 			err = writeSynced(filepath.Join(w.k.mnt, name), fileData(seed), !w.k.cfg.noSync)
 		}
-		if err != nil {
-			w.mu.Lock()
-			w.err = err
-			w.mu.Unlock()
+		if w.stop(err) != nil {
 			return
 		}
 		w.mu.Lock()
@@ -119,17 +114,4 @@ func (w *writer) done() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return fmt.Sprintf("%d files fsync'd this round", w.acked)
-}
-
-// full reports whether the writer stopped on ENOSPC.
-func (w *writer) full() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return errors.Is(w.err, syscall.ENOSPC)
-}
-
-func (w *writer) stopped() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err != nil
 }
