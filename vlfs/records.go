@@ -114,7 +114,7 @@ func (fs *FS) logLandingLocked(in *inode, lbn uint64, a vld.Addr) {
 // go as a record, before the data is written out.
 func (fs *FS) recordableLocked() bool {
 	r := &fs.rec
-	if !r.on || r.full || r.seq >= r.limit || r.sets != r.logged || r.frees != len(fs.pendingFree) || len(fs.imap.dirty) > 0 {
+	if !r.on || r.full || r.seq >= r.limit || !fs.onlyLandingsLocked() {
 		return false
 	}
 	var holders int64
@@ -131,6 +131,14 @@ func (fs *FS) recordableLocked() bool {
 	}
 	r.holders = holders
 	return true
+}
+
+// onlyLandingsLocked reports whether every pointer set and every free
+// since the last commit came from a logged landing, and no map piece
+// changed: what a record can stand for.
+func (fs *FS) onlyLandingsLocked() bool {
+	r := &fs.rec
+	return r.sets == r.logged && r.frees == len(fs.pendingFree) && len(fs.imap.dirty) == 0
 }
 
 // recordable reports whether in's changes since what recovery rebuilds
@@ -165,10 +173,10 @@ func (fs *FS) planRecordLocked() (*recordPlan, error) {
 	if err := fs.writeDataLocked(ins, true); err != nil {
 		return nil, err
 	}
-	r := &fs.rec
-	if r.sets != r.logged || r.frees != len(fs.pendingFree) || len(fs.imap.dirty) > 0 {
+	if !fs.onlyLandingsLocked() { // the write-out changed more than a record says
 		return nil, nil
 	}
+	r := &fs.rec
 	rp := &r.plan
 	rp.rec = ondisk.Record{Epoch: r.epoch, Seq: r.seq + 1, Files: rp.rec.Files[:0]}
 	rp.ins, rp.after, rp.ptrs = rp.ins[:0], rp.after[:0], rp.ptrs[:0]

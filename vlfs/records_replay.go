@@ -41,7 +41,7 @@ func (fs *FS) takeRecords(pieces map[uint32][]byte) (*replay, error) {
 			continue
 		}
 		delete(pieces, p)
-		if !fs.rec.on && fs.sb.Version < ondisk.FSVersionRecords {
+		if fs.sb.Version < ondisk.FSVersionRecords {
 			return nil, fmt.Errorf("piece %d is a log record, which file-system version %d does not write: %w", p, fs.sb.Version, ErrNeedsRepair)
 		}
 		if p == ondisk.RecordPieceBase {
