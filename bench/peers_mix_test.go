@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseStressMetrics(t *testing.T) {
@@ -30,6 +32,9 @@ metrics:
 		{"no metrics", "---\nsystem-info:\n  x: 1\n", map[string]stressMetric{}, false},
 		{"bad number", "metrics:\n  - stressor: hdd\n    bogo-ops: many\n", nil, true},
 		{"no wall time", "metrics:\n  - stressor: hdd\n    bogo-ops: 3\n", nil, true},
+		// A stressor that made no operation (link on a slow target in a
+		// 1 s mix) is a zero, not an error; runMix gives it the run's time.
+		{"zero ops, no wall time", "metrics:\n  - stressor: link\n    bogo-ops: 0\n", map[string]stressMetric{"link": {0, 0}}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,6 +54,16 @@ metrics:
 				}
 			}
 		})
+	}
+}
+
+// TestMixArgsReportZeros: stress-ng's --metrics-brief leaves out a
+// stressor with no bogo operation, which made a 1 s mix on fuse2fs fail
+// with "reported no metrics for link" (CI, session 25).
+func TestMixArgsReportZeros(t *testing.T) {
+	args := mixArgs(PeersSizes{ImageBytes: 64 << 20, MixDuration: time.Second}, "/tmp/x", "/tmp/x.yaml")
+	if !slices.Contains(args, "--metrics") || slices.Contains(args, "--metrics-brief") {
+		t.Fatalf("mix arguments %q: want --metrics (every stressor's line, zeros too), not --metrics-brief", args)
 	}
 }
 

@@ -447,7 +447,14 @@ func (k *killer) startDaemon() (*daemon, error) {
 		return nil, fmt.Errorf("%w: %w", ErrKill, err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(k.cfg.Binary, "mount", k.img, k.mnt)
+	args := []string{"mount"}
+	if k.cfg.noSync {
+		// The mutation's unsynced work must wait for the 5 s flush: an
+		// idle-time compaction commit would cover it before the kill.
+		args = append(args, "-compactor", "off")
+	}
+	args = append(args, k.img, k.mnt)
+	cmd := exec.Command(k.cfg.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
@@ -151,6 +152,12 @@ func (d *deleter) loop() {
 		d.gone, d.pending = append(d.gone, d.pending...), nil
 		d.rooms = max(d.rooms, rooms)
 		d.mu.Unlock()
+		if d.k.cfg.noSync {
+			// The mutation deletes only: a new file's write on the full
+			// disk would make a room commit that covers the unsynced
+			// deletes, and the kill would then find nothing to lose.
+			continue
+		}
 		name := fmt.Sprintf("r%02d-new%04d", d.round, b)
 		err := writeSynced(filepath.Join(d.k.mnt, name), fileData(d.seeds[b]), !d.k.cfg.noSync)
 		if errors.Is(err, syscall.ENOSPC) {
@@ -162,6 +169,10 @@ func (d *deleter) loop() {
 		}
 		d.ack(name, d.seeds[b])
 	}
+	if d.k.cfg.noSync {
+		d.waitKill(dir)
+		return
+	}
 	// Every file is gone: write new files until the kill (or ENOSPC).
 	for i, seed := range d.seeds {
 		name := fmt.Sprintf("r%02d-more%04d", d.round, i)
@@ -170,6 +181,19 @@ func (d *deleter) loop() {
 			return
 		}
 		d.ack(name, seed)
+	}
+}
+
+// waitKill is the mutation's end: with every file deleted it writes
+// nothing more (a write could commit the unsynced deletes), and polls
+// dir until the kill makes that fail.
+func (d *deleter) waitKill(dir string) {
+	for {
+		if _, err := os.Stat(dir); err != nil {
+			d.stop(err)
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -128,11 +128,12 @@ func (w testWriter) Write(p []byte) (int, error) {
 // kill (the daemon commits on its own only every 5 s), and the harness
 // must say so.
 func killCatchesUnsyncedDeletes(t *testing.T, bin string) {
-	// Three rounds: in the first, on the full disk, room commits may
-	// happen to cover every delete before the kill; the later rounds
-	// have room, and their unsynced deletes are lost.
+	// The mutated writer only deletes, so nothing but the daemon's 5 s
+	// flush could commit its deletes, and a round runs at most 1 s: every
+	// batch acknowledged is lost. Three rounds so that one acknowledges a
+	// batch (up to 410 deletes) before its kill.
 	res, err := Kill(KillConfig{Binary: bin, Dir: t.TempDir(), Rounds: 3, Seed: 1, Workload: WorkloadFullDelete,
-		MaxRun: 200 * time.Millisecond, Progress: testWriter{t}, noSync: true})
+		MaxRun: time.Second, Progress: testWriter{t}, noSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
