@@ -14,6 +14,11 @@ func (v *Volume) Close() error {
 	defer v.commitMu.Unlock()
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	return v.closeLocked()
+}
+
+// closeLocked is Close with commitMu and mu held.
+func (v *Volume) closeLocked() error {
 	if v.phase == phaseClosed {
 		return ErrClosed
 	}
@@ -28,6 +33,30 @@ func (v *Volume) Close() error {
 	if err := v.writeTailLocked(); err != nil {
 		v.dev.Close()
 		return err
+	}
+	return v.dev.Close()
+}
+
+// Abandon closes a volume its user changed nothing on (a repair that
+// found nothing it may fix): if nothing was written through it, the tail
+// block goes back exactly as Open found it (Open clears it), so the image
+// is byte for byte what it was; otherwise it closes as Close does.
+func (v *Volume) Abandon() error {
+	v.commitMu.Lock()
+	defer v.commitMu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.phase == phaseClosed || v.failed != nil || v.opts.ReadOnly || v.stats.Writes != 0 || v.openTail == nil {
+		return v.closeLocked()
+	}
+	v.phase = phaseClosed
+	if _, err := v.dev.WriteAt(v.openTail, ondisk.TailAddr*int64(v.bs)); err != nil {
+		v.dev.Close()
+		return fmt.Errorf("vld: restoring the tail record: %w", err)
+	}
+	if err := v.dev.Flush(); err != nil {
+		v.dev.Close()
+		return fmt.Errorf("vld: flush: %w", err)
 	}
 	return v.dev.Close()
 }

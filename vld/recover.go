@@ -1,6 +1,7 @@
 package vld
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -174,6 +175,7 @@ func (v *Volume) findRoot(ck *ondisk.Checkpoint) (root ondisk.Ref, maxSeen uint6
 	if err := v.readRaw(ondisk.TailAddr, v.buf); err != nil {
 		return root, 0, fmt.Errorf("open: %w", err)
 	}
+	v.openTail = bytes.Clone(v.buf) // for Abandon
 	if t, err := ondisk.DecodeTail(v.buf); err == nil && t.UUID == v.sb.UUID && t.CkptSeq == ck.Seq {
 		v.recovery.Clean = true
 		v.m.setNow(float64frombits(t.SimMs))

@@ -49,6 +49,7 @@ type Volume struct {
 	recovery RecoveryInfo
 	buf      []byte      // one block, for metadata I/O under mu
 	gather   gatherState // writes held back for the next commit (gather.go)
+	openTail []byte      // the tail block as Open found it (Abandon)
 	maxTrack int         // maxTrackBlocks, once known
 	commit   commitScratch
 }

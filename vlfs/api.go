@@ -99,6 +99,11 @@ type Options struct {
 	// to 1024), a negative value makes every commit a full one, as in
 	// version 2 (for comparisons).
 	MaxRecords int
+
+	// salvage is set by Repair only: the mount walk drops inode blocks
+	// and cuts block trees it cannot read instead of failing
+	// (repair_salvage.go).
+	salvage bool
 }
 
 // MkfsOptions describe a new file system.

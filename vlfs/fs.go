@@ -87,6 +87,7 @@ type FS struct {
 	scratch     writeScratch
 
 	rec      recLog      // what the next record commit would say (records.go)
+	salv     *salvage    // what a repair mount's walk could not read (nil: not salvaging)
 	replayed replayStats // what mount replayed (records_replay.go)
 	cm       compaction  // the idle-time compactor's view (compact.go)
 	gc       groupCommit

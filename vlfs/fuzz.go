@@ -1,6 +1,7 @@
 package vlfs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -102,6 +103,52 @@ func fuzzMountOnce(img, damage []byte) (int, error) {
 	}
 	if err := fs.Check(); err != nil {
 		return 1, fmt.Errorf("a file system that checked clean is damaged after operations: %w", err)
+	}
+	return 1, nil
+}
+
+// fuzzRepair damages a copy of img as fuzzMount does and runs Repair.
+// Properties (issue 34): Repair never panics; when it fixes nothing the
+// image is unchanged; when it fixes something it leaves nothing (a second
+// check is clean, a normal mount checks clean, and operations on the
+// result keep it clean). It returns 1 when Repair changed the image.
+func fuzzRepair(img, damage []byte) (int, error) {
+	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzRepairOnce(img, damage) })
+}
+
+func fuzzRepairOnce(img, damage []byte) (int, error) {
+	b := append([]byte(nil), img...)
+	for ; len(damage) >= 5; damage = damage[5:] {
+		b[binary.LittleEndian.Uint32(damage)%uint32(len(b))] ^= damage[4]
+	}
+	dev := device.MemFrom(b)
+	res, err := Repair(dev, Options{FlushInterval: time.Hour})
+	if err != nil {
+		return 0, nil // not damage it claims to fix (the volume does not open, ...)
+	}
+	if len(res.Fixed) == 0 {
+		if !bytes.Equal(dev.Bytes(), b) {
+			return 0, fmt.Errorf("repair fixed nothing, yet changed the image (left %v)", res.Left)
+		}
+		return 0, nil
+	}
+	if len(res.Left) != 0 {
+		return 1, fmt.Errorf("repair changed the image (%q) and left %v", res.Fixed, res.Left)
+	}
+	fs, err := Mount(noClose{dev}, Options{FlushInterval: time.Hour})
+	if err != nil {
+		return 1, fmt.Errorf("the repaired image does not mount: %w (fixed %q)", err, res.Fixed)
+	}
+	defer fs.Close()
+	if err := fs.Check(); err != nil {
+		return 1, fmt.Errorf("the repaired image does not check clean: %w (fixed %q)", err, res.Fixed)
+	}
+	fuzzExercise(fs)
+	if err := fs.Sync(); err != nil {
+		return 1, fmt.Errorf("sync of the repaired image: %w", err)
+	}
+	if err := fs.Check(); err != nil {
+		return 1, fmt.Errorf("the repaired image is damaged after operations: %w", err)
 	}
 	return 1, nil
 }

@@ -19,6 +19,23 @@ func FuzzMountCorrupt(f *testing.F) {
 	})
 }
 
+// FuzzRepair damages the base image and repairs it (fuzzRepair): a
+// repair either changes nothing or leaves a clean image that mounts.
+func FuzzRepair(f *testing.F) {
+	img, err := fuzzBaseImage()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0x50, 0, 0xff})
+	f.Add([]byte{0, 0x10, 0x30, 0, 0x01, 0, 0x20, 0x60, 0, 0x80})
+	f.Fuzz(func(t *testing.T, damage []byte) {
+		if _, err := fuzzRepair(img, damage); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // FuzzOpsModel runs fuzzOpsModel (fuzz_model.go), the target its go-fuzz
 // adapter FuzzGoOpsModel runs too: the fuzzer's bytes drive the reference
 // model, and the file system must agree with it throughout.

@@ -24,6 +24,20 @@ func FuzzGoMountCorrupt(data []byte) int {
 	return n
 }
 
+// FuzzGoRepair is the go-fuzz adapter of FuzzRepair.
+// make go-fuzz TARGET=vlfs.FuzzRepair builds and runs it.
+func FuzzGoRepair(data []byte) int {
+	img, err := fuzzImage()
+	if err != nil {
+		panic(err)
+	}
+	n, err := fuzzRepair(img, data)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
 // FuzzGoOpsModel is the go-fuzz adapter of FuzzOpsModel: the same target
 // function, a disagreement with the model turned into a panic (a crasher).
 // make go-fuzz TARGET=vlfs.FuzzOpsModel builds and runs it.

@@ -58,6 +58,15 @@ type noClose struct{ device.Device }
 
 func (noClose) Close() error { return nil }
 
+// discard closes the volume without a commit: Repair's way out when it
+// must leave the image as it was (vld.Volume.Abandon).
+func (fs *FS) discard() error {
+	fs.lock()
+	fs.closed = true
+	fs.unlock()
+	return fs.vol.Abandon()
+}
+
 // DropCache passes the volume's page-cache advice through (the first
 // volume on a new image scans its whole log window).
 func (c noClose) DropCache(off, n int64) error {
@@ -92,6 +101,9 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		orphans: map[Ino]bool{}, linkable: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
 	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
 	fs.rec = newRecLog(sb, o, vol)
+	if o.salvage {
+		fs.salv = &salvage{}
+	}
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
 		fs.limits = cacheLimits{inodes: 1, iblks: 1, nodes: 1, dirty: 1, recent: 1}
@@ -165,6 +177,9 @@ func (fs *FS) loadLocked() ([]Ino, error) {
 		return nil, err
 	}
 	orphans, err := fs.walkLocked(rp)
+	if err == nil && fs.salv != nil {
+		err = fs.salvageWalkedLocked(rp)
+	}
 	if err == nil {
 		err = fs.markRecordedLocked(rp)
 	}
@@ -175,9 +190,15 @@ func (fs *FS) loadLocked() ([]Ino, error) {
 	if err := fs.replayLocked(rp); err != nil {
 		return nil, err
 	}
+	if fs.salv != nil && len(fs.salv.lost)+len(fs.salv.cuts) > 0 {
+		fs.markDirtySinceLocked() // the salvage's changes, which replay counted as none
+	}
 	fs.replayed = replayStats{Records: rp.n, Ms: float64(time.Since(start).Microseconds()) / 1000}
 	if err := fs.vol.Start(); err != nil {
 		return nil, err
+	}
+	if fs.salv != nil {
+		return orphans, nil // a lost root is made again by the repair
 	}
 	return orphans, fs.checkRootLocked()
 }
@@ -229,33 +250,48 @@ func (fs *FS) reclaimLocked(ino Ino) error {
 func (fs *FS) walkLocked(rp *replay) ([]Ino, error) {
 	var orphans []Ino
 	buf := make([]byte, fs.geo.bs)
-	w := walker{fs: fs, bufs: make([][]byte, ondisk.NumIndirect+1), rp: rp}
+	w := walker{fs: fs, bufs: make([][]byte, ondisk.NumIndirect+1), rp: rp, salv: fs.salv}
+	var used []ondisk.Inode
 	for ibn, a := range fs.imap.addrs {
 		if a == 0 {
 			continue
 		}
+		// The whole block decodes before anything in it is walked, so
+		// that a salvaging walk can leave out the records that do not.
+		used = used[:0]
+		rerr := fs.vol.ReadBlock(a, buf)
+		err := rerr
+		if err == nil {
+			err = ondisk.DecodeInodeBlock(buf, uint64(ibn)*fs.geo.ipb, func(_ int, n *ondisk.Inode) error {
+				if n.Free() {
+					return nil
+				}
+				if n.Ino == 0 {
+					return fmt.Errorf("inode 0 in use: %w", ErrCorrupt)
+				}
+				used = append(used, *n)
+				return nil
+			})
+		}
+		if err != nil && fs.salv != nil && rerr == nil {
+			// The block reads: keep every inode record that decodes.
+			used, err = fs.salv.slots(buf, uint64(ibn), a, fs.geo.ipb, used[:0]), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("inode block %d: %w", ibn, err)
+		}
 		if err := fs.vol.MarkLive(a); err != nil {
 			return nil, fmt.Errorf("inode block %d: %w", ibn, err)
 		}
-		if err := fs.vol.ReadBlock(a, buf); err != nil {
-			return nil, fmt.Errorf("inode block %d: %w", ibn, err)
-		}
-		first := uint64(ibn) * fs.geo.ipb
-		err := ondisk.DecodeInodeBlock(buf, first, func(_ int, n *ondisk.Inode) error {
-			if n.Free() {
-				return nil
-			}
-			if n.Ino == 0 {
-				return fmt.Errorf("inode 0 in use: %w", ErrCorrupt)
-			}
+		for i := range used {
+			n := &used[i]
 			fs.imap.markUsed(n.Ino)
 			if n.Nlink == 0 {
 				orphans = append(orphans, Ino(n.Ino))
 			}
-			return w.inode(n)
-		})
-		if err != nil {
-			return nil, err
+			if err := w.inode(n); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if fs.imap.nodeMap {
@@ -278,6 +314,7 @@ type walker struct {
 	fs   *FS
 	bufs [][]byte // one indirect-block buffer per height
 	rp   *replay  // what the records say (nil: none)
+	salv *salvage // a repair mount: record unreadable trees, do not fail
 }
 
 func (w *walker) inode(n *ondisk.Inode) error {
@@ -325,25 +362,28 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
 		return nil
 	}
 	a := ptr
-	if w.fs.imap.nodeMap && !root {
-		// The map's own walk marks the block live.
+	numbered := w.fs.imap.nodeMap && !root
+	if numbered {
 		if a = w.fs.imap.node(ptr); a == 0 {
-			return fmt.Errorf("inode %d: node %d has no address in the map: %w", ino, ptr, ErrCorrupt)
+			return w.cut(ino, h, base, 0, fmt.Errorf("inode %d: node %d has no address in the map: %w", ino, ptr, ErrCorrupt))
 		}
-		w.fs.noteOwnedLocked(ino, a)
-	} else if err := w.mark(ino, a); err != nil {
-		return err
 	}
 	if w.bufs[h] == nil {
 		w.bufs[h] = make([]byte, w.fs.geo.bs)
 	}
 	buf := w.bufs[h]
 	if err := w.fs.vol.ReadBlock(a, buf); err != nil {
-		return fmt.Errorf("inode %d: indirect block %d: %w", ino, a, err)
+		return fmt.Errorf("inode %d: indirect block %d: %w", ino, a, err) // I/O: nothing to salvage
 	}
 	ptrs := make([]uint64, w.fs.geo.per)
 	if err := ondisk.DecodeIndirect(buf, ino, h, ptrs); err != nil {
-		return fmt.Errorf("at %d: %w", a, err)
+		return w.cut(ino, h, base, a, fmt.Errorf("at %d: %w", a, err))
+	}
+	if numbered {
+		// The map's own walk marks the block live.
+		w.fs.noteOwnedLocked(ino, a)
+	} else if err := w.mark(ino, a); err != nil {
+		return err
 	}
 	span := w.fs.geo.span(h - 1)
 	for i, c := range ptrs {

@@ -27,9 +27,15 @@ type RepairResult struct {
 // cover their blocks) are corrected; inode blocks holding no inode in use
 // are freed. It never frees a block that something reachable references.
 //
-// If it finds damage it cannot fix (a block referenced twice, a metadata
-// block that does not decode, an image that does not mount) it changes
-// nothing. Changes reach the disk through one ordinary commit, so a crash
+// Metadata that does not read or decode is salvaged (repair_salvage.go):
+// an inode block is dropped with its inodes and the entries naming them,
+// a file is truncated at an unreadable indirect block, a directory block
+// is emptied and an xattr block dropped, a lost root is made again, and
+// what became unreachable goes to lost+found (a directory back into the
+// damaged directory its ".." names).
+//
+// If it finds damage it cannot fix (a block referenced twice, a volume
+// that does not open) it changes nothing. Changes reach the disk through one ordinary commit, so a crash
 // during the repair leaves the image as it was before or as repaired.
 // Afterwards it mounts the image again read-only and checks it: Left
 // holds what remains. dev stays open.
@@ -45,14 +51,20 @@ func Repair(dev device.Device, o Options) (*RepairResult, error) {
 		res.Left = res.Found
 		return res, nil
 	}
-	if err := fs.repair(res); err != nil {
-		fs.Close()
-		return res, err
-	}
-	if err := fs.Close(); err != nil {
+	commit, err := fs.repair(res)
+	if err != nil || !commit {
+		// Nothing committed: the image stays as it was (what the salvage
+		// changed in memory goes with the volume).
+		if derr := fs.discard(); err == nil && derr != nil {
+			err = fmt.Errorf("repair: %w", derr)
+		}
+		if err != nil {
+			return res, err
+		}
+	} else if err := fs.Close(); err != nil {
 		return res, fmt.Errorf("repair: commit: %w", err)
 	}
-	o.ReadOnly = true
+	o.ReadOnly, o.salvage = true, false
 	left, err := CheckDevice(noClose{dev}, o)
 	if err != nil {
 		return res, err
@@ -108,7 +120,7 @@ func mountForRepair(dev device.Device, o Options) (*FS, error) {
 	}
 	fs, err := mountVolumeForRepair(vol, o)
 	if err != nil {
-		vol.Close()
+		vol.Abandon() // the image stays as it was
 		return nil, fmt.Errorf("mount: %w", err)
 	}
 	return fs, nil
@@ -119,6 +131,7 @@ func mountVolumeForRepair(vol *vld.Volume, o Options) (*FS, error) {
 		return nil, fmt.Errorf("volume holds %q: %w", vol.Kind(), ErrNotVLFS)
 	}
 	o.ReadOnly = true // mountVolume must not reclaim or start the flusher
+	o.salvage = true  // the walk records what it cannot read (repair_salvage.go)
 	fs, err := mountVolume(vol, o)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package vlfs
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -28,28 +29,62 @@ func (c *checker) fixable() bool {
 	return true
 }
 
-// repair runs the fixes in order, then corrects link counts from a second
-// check (the earlier fixes change what names each inode), and finally
-// checks once more in memory before the commit at Close.
-func (fs *FS) repair(res *RepairResult) error {
+// repair salvages what the mount could not read (repair_salvage.go),
+// runs the fixes in order, then corrects link counts from a second check
+// (the earlier fixes change what names each inode). It reports whether
+// the result is to be committed: false when there was nothing to do or
+// something it cannot fix (then the image must stay as it was).
+func (fs *FS) repair(res *RepairResult) (bool, error) {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
 	fs.lock()
 	defer fs.unlock()
+	r := &repairer{fs: fs, res: res}
+	salvaged := false
+	if fs.salv != nil {
+		if err := r.salvageTrees(); err != nil {
+			return false, fmt.Errorf("repair: %w", err)
+		}
+		salvaged = len(res.Fixed) > 0
+	}
 	c := fs.checkLocked()
 	res.Found = append(res.Found, c.errs...)
-	if len(c.errs) == 0 || !c.fixable() {
-		return nil
-	}
-	r := &repairer{fs: fs, c: c, res: res}
-	for _, step := range []func() error{r.fixEntries, r.reclaimUnlinked, r.fixLostFound, r.fixParents, r.fixSizes, r.fixLeaks} {
-		if err := step(); err != nil {
-			return fmt.Errorf("repair: %w", err)
+	if fs.salv != nil && hasKind(c.errs, FindUnreadable) {
+		changed, err := r.salvageUnreadable(c)
+		if err != nil {
+			return false, fmt.Errorf("repair: %w", err)
+		}
+		if changed {
+			salvaged = true
+			c = fs.checkLocked()
 		}
 	}
+	if (len(c.errs) == 0 && !salvaged) || !c.fixable() {
+		return false, nil
+	}
+	r.c = c
+	for _, step := range []func() error{r.fixEntries, r.reclaimUnlinked, r.fixLostFound, r.fixParents, r.fixLeaks} {
+		if err := step(); err != nil {
+			return false, fmt.Errorf("repair: %w", err)
+		}
+	}
+	// Counts from a check after the steps: they add entries (lost+found,
+	// a root made again) and drop blocks.
 	r.c = fs.checkLocked()
+	if err := r.fixSizes(); err != nil {
+		return false, fmt.Errorf("repair: %w", err)
+	}
 	r.fixLinkCounts()
-	return nil
+	return true, nil
+}
+
+func hasKind(fds []Finding, k FindingKind) bool {
+	for _, f := range fds {
+		if f.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // repairer applies fixes with FS.mu held, recording each in res.Fixed.
@@ -109,7 +144,7 @@ func sortedNames(ds *dirState) []string {
 func (r *repairer) fixEntry(d *inode, name string, e dirEnt) error {
 	fs := r.fs
 	if !fs.imap.isUsed(uint64(e.ino)) {
-		r.did("removed entry %q of directory %d: it named free inode %d", name, d.ino, e.ino)
+		r.did("removed entry %q of directory %d (%s): it named free inode %d", name, d.ino, r.describe(d), e.ino)
 		fs.changedLocked(d)
 		return fs.dirRemoveLocked(d, name)
 	}
@@ -152,17 +187,39 @@ func (r *repairer) fixLostFound() error {
 	if len(tops) == 0 {
 		return nil
 	}
-	lf, err := r.lostFound()
-	if err != nil {
-		return err
-	}
 	slices.Sort(tops)
+	var lf *inode
 	for _, ino := range tops {
-		if err := r.adopt(lf, ino); err != nil {
+		home, err := r.home(ino)
+		if err != nil {
+			return err
+		}
+		if home == nil {
+			if lf == nil {
+				if lf, err = r.lostFound(); err != nil {
+					return err
+				}
+			}
+			home = lf
+		}
+		if err := r.adopt(home, ino); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// home is where an unreachable directory goes back to: the directory its
+// ".." names, if that one lost entries to damage and is itself reachable
+// (the name is lost with the entry: it comes back as "#ino"). nil: to
+// lost+found.
+func (r *repairer) home(ino Ino) (*inode, error) {
+	s := r.fs.salv
+	p := r.c.parent[ino]
+	if s == nil || !r.c.isDir[ino] || !s.rebuilt[p] || !r.c.reached[p] || !r.c.isDir[p] {
+		return nil, nil
+	}
+	return r.fs.dirInodeLocked(p)
 }
 
 // lostFound returns /lost+found, creating it if missing.
@@ -187,7 +244,8 @@ func (r *repairer) lostFound() (*inode, error) {
 	return fs.dirInodeLocked(ds.ents[LostFound].ino)
 }
 
-// adopt names inode ino "#ino" in lost+found.
+// adopt names inode ino "#ino" in directory lf (lost+found, or the
+// directory that lost its entry).
 func (r *repairer) adopt(lf *inode, ino Ino) error {
 	fs := r.fs
 	in, err := fs.getLocked(ino)
@@ -203,7 +261,11 @@ func (r *repairer) adopt(lf *inode, ino Ino) error {
 		in.d.Parent = uint64(lf.ino)
 		fs.touchLocked(in)
 	}
-	r.did("linked inode %d as /%s/%s", ino, LostFound, name)
+	where := "/" + LostFound
+	if p, ok := r.dirPath(lf.ino); ok {
+		where = p
+	}
+	r.did("linked inode %d as %s", ino, strings.TrimSuffix(where, "/")+"/"+name)
 	return nil
 }
 

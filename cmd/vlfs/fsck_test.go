@@ -74,23 +74,28 @@ func TestFsckRepairCLI(t *testing.T) {
 		surgery func(inos map[string]vlfs.Ino) []string
 		kind    vlfs.FindingKind
 		fixable bool
-		gone    string // a path that is expected elsewhere after repair
+		// moved: paths expected elsewhere after the repair -> the path
+		// whose inode number names the new place, and the new place
+		moved map[string][2]string
 	}{
-		{"nlink", func(i map[string]vlfs.Ino) []string { return []string{"--set-nlink", fmt.Sprintf("%d:3", i["/g"])} }, vlfs.FindLinkCount, true, ""},
-		{"blocks", func(i map[string]vlfs.Ino) []string { return []string{"--set-blocks", fmt.Sprintf("%d:40", i["/d/f"])} }, vlfs.FindBlockCount, true, ""},
+		{"nlink", func(i map[string]vlfs.Ino) []string { return []string{"--set-nlink", fmt.Sprintf("%d:3", i["/g"])} }, vlfs.FindLinkCount, true, nil},
+		{"blocks", func(i map[string]vlfs.Ino) []string { return []string{"--set-blocks", fmt.Sprintf("%d:40", i["/d/f"])} }, vlfs.FindBlockCount, true, nil},
 		{"drop entry", func(i map[string]vlfs.Ino) []string {
 			return []string{"--drop-entry", fmt.Sprintf("%d:g", vlfs.RootIno)}
-		}, vlfs.FindUnreachable, true, "/g"},
-		{"orphan directory", func(i map[string]vlfs.Ino) []string { return []string{"--orphan", fmt.Sprint(i["/d/e"])} }, vlfs.FindUnreachable, true, "/d/e/h"},
-		{"leak block", func(map[string]vlfs.Ino) []string { return []string{"--leak-block"} }, vlfs.FindLeakedBlock, true, ""},
-		{"leak node", func(i map[string]vlfs.Ino) []string { return []string{"--leak-node", fmt.Sprint(i["/g"])} }, vlfs.FindLeakedBlock, true, ""},
-		{"parent", func(i map[string]vlfs.Ino) []string { return []string{"--set-parent", fmt.Sprintf("%d:1", i["/d/e"])} }, vlfs.FindParent, true, ""},
+		}, vlfs.FindUnreachable, true, map[string][2]string{"/g": {"/g", "/lost+found/#%d"}}},
+		{"orphan directory", func(i map[string]vlfs.Ino) []string { return []string{"--orphan", fmt.Sprint(i["/d/e"])} }, vlfs.FindUnreachable, true,
+			map[string][2]string{"/d/e/h": {"/d/e", "/lost+found/#%d/h"}}},
+		{"leak block", func(map[string]vlfs.Ino) []string { return []string{"--leak-block"} }, vlfs.FindLeakedBlock, true, nil},
+		{"leak node", func(i map[string]vlfs.Ino) []string { return []string{"--leak-node", fmt.Sprint(i["/g"])} }, vlfs.FindLeakedBlock, true, nil},
+		{"parent", func(i map[string]vlfs.Ino) []string { return []string{"--set-parent", fmt.Sprintf("%d:1", i["/d/e"])} }, vlfs.FindParent, true, nil},
 		{"shared block", func(i map[string]vlfs.Ino) []string {
 			return []string{"--share-block", fmt.Sprintf("%d:%d", i["/g"], i["/d/f"])}
-		}, vlfs.FindMount, false, ""},
+		}, vlfs.FindMount, false, nil},
+		// The block's entries are lost: the file goes to lost+found, the
+		// directory back into /d (its ".." names it) under its number.
 		{"corrupt directory block", func(i map[string]vlfs.Ino) []string {
 			return []string{"--corrupt", fmt.Sprintf("%d:100", i["dirblock"])}
-		}, vlfs.FindUnreadable, false, ""},
+		}, vlfs.FindUnreadable, true, map[string][2]string{"/d/f": {"/d/f", "/lost+found/#%d"}, "/d/e/h": {"/d/e", "/d/#%d/h"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +121,7 @@ func TestFsckRepairCLI(t *testing.T) {
 				t.Fatalf("repair fixed nothing: %+v", r)
 			}
 			fsckJSON(t, exitOK, img)
-			checkContents(t, img, inos, tt.gone)
+			checkContents(t, img, inos, tt.moved)
 		})
 	}
 }
@@ -142,21 +147,14 @@ func hasFinding(fds []vlfs.Finding, k vlfs.FindingKind) bool {
 
 // checkContents reads every file at its path, or under /lost+found when
 // repair moved it there (moved names the original path).
-func checkContents(t *testing.T, img string, inos map[string]vlfs.Ino, moved string) {
+func checkContents(t *testing.T, img string, inos map[string]vlfs.Ino, moved map[string][2]string) {
 	t.Helper()
 	fs := openFS(t, img, true)
 	defer fs.Close()
 	for _, p := range []string{"/d/f", "/g", "/d/e/h"} {
 		path := p
-		if p == moved {
-			top := inos[p]
-			if p == "/d/e/h" {
-				top = inos["/d/e"]
-			}
-			path = strings.Replace(p, filepath.Dir(p), fmt.Sprintf("/lost+found/#%d", top), 1)
-			if p == "/g" {
-				path = fmt.Sprintf("/lost+found/#%d", top)
-			}
+		if m, ok := moved[p]; ok {
+			path = fmt.Sprintf(m[1], inos[m[0]])
 		}
 		got := readFile(t, fs, path)
 		if !bytes.Equal(got, fsckContent(p)) {
