@@ -40,6 +40,10 @@ func (v *Volume) recover() error {
 	g.root = root
 	g.covered = v.groupCovers(root)
 	g.sinceCkpt = len(g.entries)
+	for _, a := range g.prune(g.covered) {
+		v.alloc.markFree(int64(a))
+		v.recovery.Pruned++
+	}
 	if maxSeen >= g.nextSeq {
 		g.nextSeq = maxSeen + 1
 	}

@@ -155,6 +155,67 @@ func (g *vlog) add(piece uint32, ref ondisk.Ref) (ptrs []ondisk.Ref, freed []Add
 	return ptrs, append(freed, g.collect()...)
 }
 
+// prune is recovery's counterpart of add's recycling. A running volume
+// drops an obsolete entry as soon as the new root reaches what it led to,
+// but older entries on disk still point at it, and until its block is
+// reused a recovery finds it intact, with the sequence number the pointer
+// expects, and would keep it (and its block) until the next checkpoint.
+// prune drops each obsolete entry (oldest first) without which every
+// current version stays reachable from the root, then whatever became
+// unreachable, and returns the blocks freed. Entries whose block is in
+// protect (the newest group's, which recovery rereads) stay.
+func (g *vlog) prune(protect map[Addr]bool) []Addr {
+	if g.root.IsZero() {
+		return nil
+	}
+	var obs []uint64
+	for s, e := range g.entries {
+		if s != g.root.Seq && !g.isLive(e) && !protect[e.ref.Addr] {
+			obs = append(obs, s)
+		}
+	}
+	sort.Slice(obs, func(i, j int) bool { return obs[i] < obs[j] })
+	dropped := map[uint64]bool{}
+	for _, s := range obs {
+		dropped[s] = true
+		if !g.liveReachableWithout(dropped) {
+			delete(dropped, s)
+		}
+	}
+	var freed []Addr
+	for s := range dropped {
+		freed = append(freed, g.entries[s].ref.Addr)
+		delete(g.entries, s)
+	}
+	return append(freed, g.collect()...)
+}
+
+// liveReachableWithout reports whether every current version written
+// since the checkpoint is reachable from the root without passing
+// through the entries in skip.
+func (g *vlog) liveReachableWithout(skip map[uint64]bool) bool {
+	seen := g.seen
+	clear(seen)
+	stack := append(g.stack[:0], g.root)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		e, ok := g.entries[x.Seq]
+		if !ok || e.ref != x || skip[x.Seq] || seen[x.Seq] {
+			continue
+		}
+		seen[x.Seq] = true
+		stack = append(stack, e.ptrs...)
+	}
+	g.stack = stack[:0]
+	for _, l := range g.cur {
+		if !l.inCkpt && !seen[l.ref.Seq] {
+			return false
+		}
+	}
+	return true
+}
+
 // collect recycles present entries no longer reachable from the root.
 func (g *vlog) collect() []Addr {
 	seen := g.seen

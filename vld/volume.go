@@ -82,6 +82,7 @@ type RecoveryInfo struct {
 	Clean         bool  // the tail record was valid
 	ScannedBlocks int64 // blocks read by the tail scan (0 if clean)
 	Entries       int   // log entries reached from the root
+	Pruned        int   // of those, obsolete ones the running volume had recycled (vlog.prune)
 	Discarded     bool  // the newest commit group was incomplete and ignored
 	CheckpointSeq uint64
 	WallMs        float64
