@@ -29,6 +29,9 @@ type FormatOptions struct {
 	AppData   []byte      // opaque client data kept in the superblock; at most MaxAppData bytes
 	Placement Placement   // how client writes are placed (place_policy.go); kept in the superblock
 	Progress  func(done, total int64)
+	// homed: the client places every block at a fixed home covering the
+	// whole disk (a logical disk in place), so no superblock copies.
+	homed bool
 }
 
 // Options tune an opened volume. The zero value is the default.

@@ -47,6 +47,7 @@ func (v *Volume) Check(clientLive []Addr) error {
 		}
 	}
 	add(fixedAddrs(), "volume header")
+	add(v.superCopies, "superblock copy")
 	add(v.log.dirBlocks, "checkpoint directory")
 	add(v.log.pinned, "checkpointed old version")
 	for _, l := range v.log.cur {

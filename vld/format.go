@@ -84,6 +84,13 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if _, err := dev.WriteAt(blocks, 0); err != nil {
 		return fmt.Errorf("format: writing metadata: %w", err)
 	}
+	if (fo.Placement == PlaceEager || fo.Placement == PlaceRange) && !fo.homed {
+		// In-place homes and LFS segments lay the disk out themselves:
+		// only eager volumes take blocks out of it for copies.
+		if err := writeSuperCopies(dev, blocks[:bs]); err != nil {
+			return fmt.Errorf("format: %w", err)
+		}
+	}
 	if fo.Progress != nil {
 		fo.Progress(nb, nb)
 	}

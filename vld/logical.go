@@ -81,6 +81,7 @@ func FormatLogicalPlaced(dev device.Device, fo FormatOptions, place Placement) e
 	if place == PlaceLFS {
 		fo.Placement = PlaceLFS // the volume appends the blocks as a log
 	}
+	fo.homed = place == PlaceInPlace
 	fo.AppData = append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place))
 	return Format(dev, fo)
 }

@@ -49,8 +49,15 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	for _, a := range fixedAddrs() {
 		v.alloc.markUsed(int64(a))
 	}
+	v.recovery.SuperblockCopies = len(v.markSuperCopiesLocked(v.superRaw))
+	v.recovery.SuperblockCopy = v.superFrom
 	if err := v.recover(); err != nil {
 		return nil, err
+	}
+	if !o.ReadOnly && v.superFrom != 0 {
+		if err := v.restorePrimary(v.superRaw); err != nil {
+			return nil, err
+		}
 	}
 	if !o.ReadOnly {
 		// Clear the tail record before anything new is written, so that a
@@ -84,6 +91,14 @@ func (v *Volume) readSuperblock() error {
 				return fmt.Errorf("open: reading superblock: %w", err)
 			}
 			sb, err = ondisk.DecodeSuperblock(b)
+		}
+	}
+	if err == nil {
+		v.superRaw = b[:sb.BlockSize]
+	} else if superDamaged(err) {
+		if csb, raw, at, cerr := v.readSuperCopy(b, err); cerr == nil {
+			v.logf("vld: the superblock at block 0 is damaged (%v); using its copy at block %d", err, at)
+			sb, err, v.superRaw, v.superFrom = csb, nil, raw, at
 		}
 	}
 	switch {

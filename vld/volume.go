@@ -23,12 +23,18 @@ type Volume struct {
 	commitMu sync.Mutex // serialises Commit, checkpoints and Close
 	mu       sync.Mutex // guards everything below
 
-	dev    device.Device
-	sb     *ondisk.Superblock
-	model  *disk.Model
-	layout *disk.Layout
-	bs     int
-	opts   Options
+	dev device.Device
+	sb  *ondisk.Superblock
+	// superRaw is the superblock's block as read (block 0's or, when that
+	// was damaged, a copy's: superFrom), for finding its copies
+	// (superblock_copies.go)
+	superRaw    []byte
+	superFrom   Addr
+	superCopies []Addr // the copies inside the volume, marked used
+	model       *disk.Model
+	layout      *disk.Layout
+	bs          int
+	opts        Options
 
 	alloc *allocator
 	head  headModel
@@ -86,6 +92,12 @@ type RecoveryInfo struct {
 	Discarded     bool  // the newest commit group was incomplete and ignored
 	CheckpointSeq uint64
 	WallMs        float64
+	// SuperblockCopy is the block whose copy of the superblock Open used
+	// because block 0 was damaged (0: block 0 was good); SuperblockCopies
+	// the copies found intact (superblock_copies.go; 0 on images made
+	// before copies existed).
+	SuperblockCopy   Addr
+	SuperblockCopies int
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

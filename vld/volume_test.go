@@ -68,7 +68,9 @@ func TestOpenRejectsBadImages(t *testing.T) {
 		{"foreign", append([]byte("\x7fELF"), make([]byte, 16<<20)...), ErrNotFormatted},
 		{"tiny", make([]byte, 100), ErrNotFormatted},
 		{"truncated", img[:8<<20], ErrCorrupt},
-		{"flipped superblock byte", flip(img, 100), ErrCorrupt},
+		// One flipped byte is read past with a copy (TestSuperblockCopies);
+		// the same byte flipped in block 0 and both copies is not.
+		{"flipped superblock byte and its copies", flip(flip(flip(img, 100), 2048*4096+100), 4095*4096+100), ErrCorrupt},
 		{"both checkpoints gone", zeroBlocks(img, v.BlockSize(), 1, 2), ErrCorrupt},
 	}
 	for _, c := range cases {
