@@ -83,6 +83,10 @@ type Report struct {
 	FUSE         map[string]OpCount `json:"fuse,omitempty"` // requests by opcode
 	FUSERequests int64              `json:"fuse_requests"`
 	Readers      int                `json:"fuse_readers,omitempty"`
+	// OpenForWriting is the number of files a handle that may write
+	// holds open, as the server has seen (a close's RELEASE reaches it
+	// after close(2) returns).
+	OpenForWriting int `json:"open_for_writing"`
 	// ReadaheadKB is the kernel's read-ahead window of the mount (bdi.go).
 	ReadaheadKB int `json:"kernel_readahead_kb,omitempty"`
 }
@@ -187,6 +191,7 @@ func (s *Server) Report() Report {
 		r.FUSERequests += c.Count
 	}
 	_, r.Readers = s.pool.size()
+	r.OpenForWriting = s.writers.files()
 	r.ReadaheadKB = s.readaheadKB
 	return r
 }

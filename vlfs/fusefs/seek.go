@@ -105,6 +105,13 @@ func (t *writerTable) released(n fuse.NodeID, flags fuse.OpenFlags) {
 	t.m[n]--
 }
 
+// files is the number of files a handle that may write holds open.
+func (t *writerTable) files() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
 // writing reports whether a handle that may write n is open.
 func (t *writerTable) writing(n fuse.NodeID) bool {
 	t.mu.Lock()

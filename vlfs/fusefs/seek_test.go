@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -79,6 +80,13 @@ func TestSeekHolesOverFUSE(t *testing.T) {
 				t.Fatal(err)
 			}
 			lseeks := func() int64 { return m.Server.Report().FUSE["lseek"].Count }
+			// close(2) returns before the server has the RELEASE: until
+			// then it rightly takes the file for one being written.
+			for deadline := time.Now().Add(10 * time.Second); m.Server.Report().OpenForWriting != 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the server still sees the file open for writing 10 s after its close")
+				}
+			}
 			r, err := os.Open(p)
 			if err != nil {
 				t.Fatal(err)
