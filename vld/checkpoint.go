@@ -29,7 +29,8 @@ func windowTracks(ntracks int, frac float64) uint32 {
 }
 
 // checkpointLocked writes the location of every piece's current version and
-// resets the tree. Order: directory blocks, flush, checkpoint slot, flush;
+// resets the tree. Order: directory blocks and their copies, flush, both
+// checkpoint slots, flush;
 // only then are the previous checkpoint's blocks and every obsolete entry
 // recycled. The new log window starts at the head; the extra log tracks
 // are chosen once the directory blocks are placed (log_tracks.go).
@@ -48,14 +49,24 @@ func (v *Volume) checkpointLocked() error {
 	}
 	ck.WindowStart = uint32(v.windowStartLocked(int(ck.WindowTracks)))
 	var dirAddrs []Addr
-	if n := (len(order) + per - 1) / per; n > 0 {
-		runs, err := v.placeLocked(n, window{})
+	n := (len(order) + per - 1) / per
+	// Each directory block is written twice (issue 34), in the same
+	// request when eager writing finds room for both near the head: a
+	// damaged directory block loses every piece it lists. The copies
+	// leave room for the extra tracks beside them.
+	copies := ondisk.CopiesFit(v.bs, n, 0)
+	if n > 0 {
+		m := n
+		if copies {
+			m = 2 * n
+		}
+		runs, err := v.placeLocked(m, window{})
 		if err != nil {
 			return err
 		}
 		dirAddrs = runAddrs(runs)
-		blocks := make([][]byte, n)
-		for i := range blocks {
+		blocks := make([][]byte, m)
+		for i := range n {
 			lo, hi := i*per, (i+1)*per
 			if hi > len(order) {
 				hi = len(order)
@@ -68,6 +79,9 @@ func (v *Volume) checkpointLocked() error {
 			if err := d.Encode(blocks[i]); err != nil {
 				return err
 			}
+			if copies {
+				blocks[n+i] = blocks[i]
+			}
 		}
 		j := 0
 		for _, r := range runs {
@@ -77,7 +91,10 @@ func (v *Volume) checkpointLocked() error {
 			j += r.n
 		}
 	}
-	ck.DirBlocks = dirAddrs
+	ck.DirBlocks = dirAddrs[:n]
+	if copies {
+		ck.DirCopies = dirAddrs[n:]
+	}
 	ck.Extra = v.extraTracksLocked(window{start: int(ck.WindowStart), n: int(ck.WindowTracks)}, len(dirAddrs))
 	extra, err := extraSet(&ck, v.layout.NumTracks())
 	if err != nil {
@@ -90,7 +107,11 @@ func (v *Volume) checkpointLocked() error {
 	if err := ck.Encode(slot); err != nil {
 		return err
 	}
-	if err := v.writeRunLocked(run{start: ckptSlot(ck.Seq), n: 1}, [][]byte{slot}); err != nil {
+	// Both slots, in one request (issue 34): a damaged slot leaves the
+	// other. Before it both hold the previous checkpoint, so a write torn
+	// anywhere leaves one slot whole, old or new (the old one's blocks are
+	// kept until the flush below returns).
+	if err := v.writeRunLocked(run{start: ondisk.CheckpointA, n: 2}, [][]byte{slot, slot}); err != nil {
 		return err
 	}
 	if err := v.flushLocked(); err != nil {
@@ -163,10 +184,3 @@ func (v *Volume) windowStartLocked(wt int) int {
 	return best
 }
 
-// ckptSlot alternates between the two checkpoint slots.
-func ckptSlot(seq uint64) int64 {
-	if seq%2 == 1 {
-		return ondisk.CheckpointA
-	}
-	return ondisk.CheckpointB
-}

@@ -75,6 +75,9 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if err := ck.Encode(blocks[ondisk.CheckpointA*bs : (ondisk.CheckpointA+1)*bs]); err != nil {
 		return fmt.Errorf("format: %w", err)
 	}
+	// Both slots hold every checkpoint (checkpointLocked): a torn write
+	// of the first one must find this one whole in the other slot.
+	copy(blocks[ondisk.CheckpointB*bs:(ondisk.CheckpointB+1)*bs], blocks[ondisk.CheckpointA*bs:(ondisk.CheckpointA+1)*bs])
 	// A new volume has stopped cleanly: its log is empty. Saying so in a
 	// tail record spares the first open (mkfs's own) the scan of the log
 	// window that an unclean stop needs, which on a 1 TiB image reads

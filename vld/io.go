@@ -243,6 +243,8 @@ func (v *Volume) MarkLive(a Addr) error {
 // Start ends the mount phase: every block not marked by the client or used
 // by the volume itself is free from now on.
 func (v *Volume) Start() error {
+	v.commitMu.Lock()
+	defer v.commitMu.Unlock()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.phase != phaseMount {
@@ -259,6 +261,17 @@ func (v *Volume) Start() error {
 			v.alloc.markUsed(int64(a))
 			v.pending[a] = true
 		}
+	}
+	// A checkpoint read from one slot, or with a directory block read
+	// from its copy, has lost its redundancy: write it whole again now
+	// (every block in use is known), as block 0 is from a copy at Open.
+	r := &v.recovery
+	degraded := r.DirCopiesUsed+r.DirCopiesDamaged > 0 || (r.CheckpointSlots == 1 && v.log.ckpt.Version >= ondisk.CheckpointVersion)
+	if degraded && !v.opts.ReadOnly {
+		if err := v.checkpointLocked(); err != nil {
+			return fmt.Errorf("start: writing the checkpoint again: %w", err)
+		}
+		r.CheckpointMended = true
 	}
 	return nil
 }

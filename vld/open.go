@@ -54,6 +54,7 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	if err := v.recover(); err != nil {
 		return nil, err
 	}
+	v.lost = v.lostRedundancy()
 	if !o.ReadOnly && v.superFrom != 0 {
 		if err := v.restorePrimary(v.superRaw); err != nil {
 			return nil, err

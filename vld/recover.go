@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -89,6 +90,7 @@ func (v *Volume) groupCovers(root ondisk.Ref) map[Addr]bool {
 // loadCheckpoint returns the newest valid checkpoint slot of this volume.
 func (v *Volume) loadCheckpoint() (*ondisk.Checkpoint, error) {
 	var best *ondisk.Checkpoint
+	var valid []*ondisk.Checkpoint
 	var errs []error
 	for _, a := range []Addr{ondisk.CheckpointA, ondisk.CheckpointB} {
 		if err := v.readRaw(a, v.buf); err != nil {
@@ -99,16 +101,25 @@ func (v *Volume) loadCheckpoint() (*ondisk.Checkpoint, error) {
 			errs = append(errs, fmt.Errorf("slot %d: %w", a, err))
 			continue
 		}
-		if c.UUID != v.sb.UUID || ckptSlot(c.Seq) != int64(a) {
-			errs = append(errs, fmt.Errorf("slot %d: checkpoint %d of another volume or slot", a, c.Seq))
+		// Before checkpoint version 3 the slots alternated by sequence
+		// number; from it on both hold the same checkpoint. Either way the
+		// newest valid one wins.
+		if c.UUID != v.sb.UUID {
+			errs = append(errs, fmt.Errorf("slot %d: checkpoint %d of another volume", a, c.Seq))
 			continue
 		}
+		valid = append(valid, c)
 		if best == nil || c.Seq > best.Seq {
 			best = c
 		}
 	}
 	if best == nil {
 		return nil, fmt.Errorf("open: no valid checkpoint: %w: %w", ErrCorrupt, errors.Join(errs...))
+	}
+	for _, c := range valid {
+		if c.Seq == best.Seq {
+			v.recovery.CheckpointSlots++
+		}
 	}
 	return best, nil
 }
@@ -118,19 +129,27 @@ func (v *Volume) loadCheckpoint() (*ondisk.Checkpoint, error) {
 func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.Ref, error) {
 	g := v.log
 	named := map[uint32]ondisk.Ref{}
-	for i, a := range ck.DirBlocks {
+	for _, a := range append(slices.Clone(ck.DirBlocks), ck.DirCopies...) {
 		if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.markUsed(int64(a)) {
-			return nil, fmt.Errorf("open: checkpoint %d: directory block %d at %d invalid or shared: %w", ck.Seq, i, a, ErrCorrupt)
+			return nil, fmt.Errorf("open: checkpoint %d: directory block at %d invalid or shared: %w", ck.Seq, a, ErrCorrupt)
 		}
-		if err := v.readRaw(a, v.buf); err != nil {
-			return nil, fmt.Errorf("open: %w", err)
+	}
+	for i, a := range ck.DirBlocks {
+		d, err := v.readDirBlock(ck, i, a)
+		if i < len(ck.DirCopies) {
+			// Its copy (issue 34): same bytes, elsewhere. Read either way,
+			// so that a damaged copy is found and written again too.
+			cd, cerr := v.readDirBlock(ck, i, ck.DirCopies[i])
+			switch {
+			case err != nil && cerr == nil:
+				d, err = cd, nil
+				v.recovery.DirCopiesUsed++
+			case err == nil && cerr != nil:
+				v.recovery.DirCopiesDamaged++
+			}
 		}
-		d, err := ondisk.DecodeDirBlock(v.buf)
 		if err != nil {
-			return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d: %w: %w", ck.Seq, i, a, ErrCorrupt, err)
-		}
-		if d.UUID != v.sb.UUID || d.CkptSeq != ck.Seq || d.Index != uint32(i) {
-			return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d belongs to checkpoint %d index %d: %w", ck.Seq, i, a, d.CkptSeq, d.Index, ErrCorrupt)
+			return nil, err
 		}
 		for _, de := range d.Entries {
 			named[de.Piece] = de.At
@@ -150,8 +169,23 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.Ref, er
 		g.cur[p] = pieceLoc{ref: ref, inCkpt: true}
 		g.payload[p] = e.Payload
 	}
-	g.dirBlocks = append([]Addr(nil), ck.DirBlocks...)
+	g.dirBlocks = append(slices.Clone(ck.DirBlocks), ck.DirCopies...)
 	return named, nil
+}
+
+// readDirBlock reads and validates directory block i of ck, at a.
+func (v *Volume) readDirBlock(ck *ondisk.Checkpoint, i int, a Addr) (*ondisk.DirBlock, error) {
+	if err := v.readRaw(a, v.buf); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	d, err := ondisk.DecodeDirBlock(v.buf)
+	if err != nil {
+		return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d: %w: %w", ck.Seq, i, a, ErrCorrupt, err)
+	}
+	if d.UUID != v.sb.UUID || d.CkptSeq != ck.Seq || d.Index != uint32(i) {
+		return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d belongs to checkpoint %d index %d: %w", ck.Seq, i, a, d.CkptSeq, d.Index, ErrCorrupt)
+	}
+	return d, nil
 }
 
 // readEntry reads and validates the entry ref names.

@@ -3,6 +3,7 @@ package vld
 import (
 	"fmt"
 	"hash/crc32"
+	"strings"
 	"sync"
 
 	"github.com/vlfs/vlfs/internal/scratch"
@@ -56,6 +57,7 @@ type Volume struct {
 	buf      []byte      // one block, for metadata I/O under mu
 	gather   gatherState // writes held back for the next commit (gather.go)
 	openTail []byte      // the tail block as Open found it (Abandon)
+	lost     string      // redundancy Open found lost (Redundancy)
 	maxTrack int         // maxTrackBlocks, once known
 	commit   commitScratch
 }
@@ -85,13 +87,23 @@ func (c *commitScratch) entryBlocks(n, bs int) [][]byte {
 
 // RecoveryInfo says how the last Open found the log.
 type RecoveryInfo struct {
-	Clean         bool  // the tail record was valid
-	ScannedBlocks int64 // blocks read by the tail scan (0 if clean)
-	Entries       int   // log entries reached from the root
-	Pruned        int   // of those, obsolete ones the running volume had recycled (vlog.prune)
-	Discarded     bool  // the newest commit group was incomplete and ignored
-	CheckpointSeq uint64
-	WallMs        float64
+	Clean            bool  // the tail record was valid
+	ScannedBlocks    int64 // blocks read by the tail scan (0 if clean)
+	Entries          int   // log entries reached from the root
+	Pruned           int   // of those, obsolete ones the running volume had recycled (vlog.prune)
+	DirCopiesUsed    int   // checkpoint directory blocks read from their copy (the block did not decode)
+	DirCopiesDamaged int   // copies that did not decode (their block did)
+	// CheckpointSlots is how many checkpoint slots held the checkpoint
+	// used (2 from checkpoint version 3 on; 1 means the other one was
+	// damaged, or alternated before version 3).
+	CheckpointSlots int
+	// CheckpointMended: the checkpoint was read from one slot or from a
+	// directory copy, or a copy was damaged; a read-write Start wrote a
+	// whole checkpoint again.
+	CheckpointMended bool
+	Discarded        bool // the newest commit group was incomplete and ignored
+	CheckpointSeq    uint64
+	WallMs           float64
 	// SuperblockCopy is the block whose copy of the superblock Open used
 	// because block 0 was damaged (0: block 0 was good); SuperblockCopies
 	// the copies found intact (superblock_copies.go; 0 on images made
@@ -103,6 +115,35 @@ type RecoveryInfo struct {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func blockCRC(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// Redundancy says what redundancy Open found lost (a damaged superblock,
+// checkpoint slot, directory block or copy; "" if none), and whether it
+// is mended: a read-write open writes block 0 back at Open and the whole
+// checkpoint again at Start.
+func (v *Volume) Redundancy() (lost string, mended bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.lost, v.lost != "" && !v.opts.ReadOnly && v.phase != phaseMount
+}
+
+// lostRedundancy describes, at the end of Open, what Redundancy reports.
+func (v *Volume) lostRedundancy() string {
+	r := v.recovery
+	var why []string
+	if r.SuperblockCopy != 0 {
+		why = append(why, fmt.Sprintf("block 0 (the superblock) damaged, read from its copy at block %d", r.SuperblockCopy))
+	}
+	if r.CheckpointSlots == 1 && v.log.ckpt.Version >= ondisk.CheckpointVersion {
+		why = append(why, "one checkpoint slot damaged, read from the other")
+	}
+	if r.DirCopiesUsed > 0 {
+		why = append(why, fmt.Sprintf("%d checkpoint directory block(s) damaged, read from their copies", r.DirCopiesUsed))
+	}
+	if r.DirCopiesDamaged > 0 {
+		why = append(why, fmt.Sprintf("%d checkpoint directory copies damaged", r.DirCopiesDamaged))
+	}
+	return strings.Join(why, "; ")
+}
 
 // BlockSize is the size of every block in bytes.
 func (v *Volume) BlockSize() int { return v.bs }

@@ -52,6 +52,9 @@ func (fs *FS) Findings() ([]Finding, error) {
 // returns the checker (repair reads what it learned).
 func (fs *FS) checkLocked() *checker {
 	c := newChecker(fs)
+	if lost, mended := fs.vol.Redundancy(); lost != "" && !mended {
+		c.fail(FindRedundancy, 0, 0, "%s (a read-write mount or fsck --repair writes it again)", lost)
+	}
 	c.run()
 	if len(c.errs) > 0 {
 		return c // the set of referenced blocks may be incomplete

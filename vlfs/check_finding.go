@@ -42,6 +42,11 @@ const (
 	// FindVolume: the volume's own Check (allocator <-> virtual log <->
 	// the blocks vlfs references) failed.
 	FindVolume FindingKind = "volume"
+	// FindRedundancy: a damaged copy of fixed metadata (block 0, a
+	// checkpoint slot, a checkpoint directory block or its copy) was read
+	// around; nothing is lost, but the next damage could be. A read-write
+	// mount writes it again.
+	FindRedundancy FindingKind = "redundancy"
 	// FindCache: a mounted file system's in-memory state disagrees with
 	// itself (an inode's set of dirty indirect blocks holds one that is not
 	// the loaded block, or dirty state exists while no change is recorded

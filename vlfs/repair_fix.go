@@ -41,6 +41,12 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 	defer fs.unlock()
 	r := &repairer{fs: fs, res: res}
 	salvaged := false
+	if lost, mended := fs.vol.Redundancy(); lost != "" && mended {
+		// The read-write open has written them again already.
+		r.found(Finding{Kind: FindRedundancy, Detail: lost})
+		r.did("wrote the damaged copies of fixed metadata again (%s)", lost)
+		salvaged = true
+	}
 	if fs.salv != nil {
 		if err := r.salvageTrees(); err != nil {
 			return false, fmt.Errorf("repair: %w", err)

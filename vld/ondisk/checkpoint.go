@@ -15,10 +15,21 @@ const CheckpointMagic = "VLDCKPT1"
 // opens from the other slot, an older checkpoint, and would lose what was
 // committed since. So a volume whose compactor ran (which lists extra
 // tracks) must not be opened by such a build (docs/vld.md).
-const CheckpointVersion = 2
+//
+// Version 3 adds a copy of each directory block (issue 34: one damaged
+// directory block lost every piece it listed) and is written to both
+// slots at once; every checkpoint is written as version 3, so that one
+// valid slot of a version-3 checkpoint means the other was damaged. A
+// build older than version 3 finds no checkpoint it reads and refuses the
+// volume.
+const CheckpointVersion = 3
 
-// Checkpoint is one of the two alternating checkpoint slots (blocks 1 and
-// 2). The newer valid one wins. It names the directory blocks that list the
+// checkpointExtraVersion is the version that added the extra log tracks.
+const checkpointExtraVersion = 2
+
+// Checkpoint is the record in the checkpoint slots (blocks 1 and 2): from
+// version 3 on both slots hold the same checkpoint, written by one
+// request (before, the slots alternated). The newer valid one wins. It names the directory blocks that list the
 // current location of every piece, and the tracks that every virtual-log
 // entry written after it lies in (the bounded tail scan): a window of
 // consecutive tracks, plus extra tracks listed one by one (empty tracks
@@ -27,8 +38,8 @@ const CheckpointVersion = 2
 //
 //	offset size field
 //	0      8    magic "VLDCKPT1"
-//	8      2    format version (2; 1 has no extra tracks)
-//	10     2    reserved
+//	8      2    format version (3; 2 has no directory copies, 1 no extra tracks)
+//	10     2    directory copies: 0 or n (version 3)
 //	12     4    number of extra log tracks (m; version 2)
 //	16     16   volume UUID
 //	32     8    checkpoint sequence (1, 2, ...)
@@ -41,6 +52,7 @@ const CheckpointVersion = 2
 //	72     8    simulated clock (float64 ms bits)
 //	80     8n   directory block addresses
 //	80+8n  4m   extra log tracks (version 2)
+//	80+8n+4m 8n directory block copies (version 3, if offset 10 says n)
 //	bs-4   4    CRC-32C
 type Checkpoint struct {
 	UUID         UUID
@@ -53,6 +65,11 @@ type Checkpoint struct {
 	SimMs        uint64
 	DirBlocks    []uint64
 	Extra        []uint32 // extra log tracks, beyond the window
+	// DirCopies, if set, holds a copy of each directory block (same
+	// bytes), DirCopies[i] of DirBlocks[i].
+	DirCopies []uint64
+	// Version is the format version the slot was read in (decode only).
+	Version uint16
 }
 
 const ckptHeader = 80
@@ -65,6 +82,12 @@ func MaxDirBlocks(bs int) int { return (bs - ckptHeader - 4) / 8 }
 // naming dirBlocks directory blocks can list.
 func MaxExtraTracks(bs, dirBlocks int) int { return max(0, (bs-ckptHeader-4-8*dirBlocks)/4) }
 
+// CopiesFit reports whether a checkpoint of block size bs naming
+// dirBlocks directory blocks and extra tracks can name a copy of each.
+func CopiesFit(bs, dirBlocks, extra int) bool {
+	return ckptHeader+16*dirBlocks+4*extra+4 <= bs && dirBlocks < 1<<16
+}
+
 // Encode writes c into the block b.
 func (c *Checkpoint) Encode(b []byte) error {
 	if len(c.DirBlocks) > MaxDirBlocks(len(b)) {
@@ -73,15 +96,17 @@ func (c *Checkpoint) Encode(b []byte) error {
 	if len(c.Extra) > MaxExtraTracks(len(b), len(c.DirBlocks)) {
 		return fmt.Errorf("checkpoint: %d extra tracks beside %d directory blocks: %w", len(c.Extra), len(c.DirBlocks), ErrTooSmall)
 	}
+	if len(c.DirCopies) > 0 && (len(c.DirCopies) != len(c.DirBlocks) || !CopiesFit(len(b), len(c.DirBlocks), len(c.Extra))) {
+		return fmt.Errorf("checkpoint: %d directory copies of %d blocks beside %d extra tracks: %w", len(c.DirCopies), len(c.DirBlocks), len(c.Extra), ErrTooSmall)
+	}
 	clear(b)
 	copy(b, CheckpointMagic)
 	le := binary.LittleEndian
-	if len(c.Extra) > 0 {
-		le.PutUint16(b[8:], CheckpointVersion)
-		le.PutUint32(b[12:], uint32(len(c.Extra)))
-	} else {
-		le.PutUint16(b[8:], FormatVersion)
-	}
+	// Always the newest version: it says both slots hold the checkpoint,
+	// so one slot alone means the other was damaged.
+	le.PutUint16(b[8:], CheckpointVersion)
+	le.PutUint16(b[10:], uint16(len(c.DirCopies)))
+	le.PutUint32(b[12:], uint32(len(c.Extra)))
 	copy(b[16:32], c.UUID[:])
 	le.PutUint64(b[32:], c.Seq)
 	le.PutUint64(b[40:], c.LogSeq)
@@ -98,13 +123,17 @@ func (c *Checkpoint) Encode(b []byte) error {
 	for i, t := range c.Extra {
 		le.PutUint32(b[at+4*i:], t)
 	}
+	at += 4 * len(c.Extra)
+	for i, a := range c.DirCopies {
+		le.PutUint64(b[at+8*i:], a)
+	}
 	seal(b)
 	return nil
 }
 
 // DecodeCheckpoint parses a checkpoint slot.
 func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
-	version, err := openVersions(b, CheckpointMagic, "checkpoint", FormatVersion, CheckpointVersion)
+	version, err := openVersions(b, CheckpointMagic, "checkpoint", FormatVersion, checkpointExtraVersion, CheckpointVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +144,7 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 		NumPieces: le.Uint32(b[64:]), SimMs: le.Uint64(b[72:]),
 	}
 	copy(c.UUID[:], b[16:32])
+	c.Version = version
 	n := le.Uint32(b[68:])
 	if int64(n) > int64(MaxDirBlocks(len(b))) {
 		return nil, fmt.Errorf("checkpoint: %d directory blocks: %w", n, ErrCorrupt)
@@ -129,18 +159,32 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 	for i := range c.DirBlocks {
 		c.DirBlocks[i] = le.Uint64(b[ckptHeader+8*i:])
 	}
-	if version < CheckpointVersion {
+	if version < checkpointExtraVersion {
 		return c, nil
 	}
 	m := le.Uint32(b[12:])
 	if int64(m) > int64(MaxExtraTracks(len(b), int(n))) {
 		return nil, fmt.Errorf("checkpoint: %d extra tracks beside %d directory blocks: %w", m, n, ErrCorrupt)
 	}
+	at := ckptHeader + 8*int(n)
 	if m > 0 {
 		c.Extra = make([]uint32, m)
-		at := ckptHeader + 8*int(n)
 		for i := range c.Extra {
 			c.Extra[i] = le.Uint32(b[at+4*i:])
+		}
+	}
+	if version < CheckpointVersion {
+		return c, nil
+	}
+	k := uint32(le.Uint16(b[10:]))
+	if k != 0 && (k != n || !CopiesFit(len(b), int(n), int(m))) {
+		return nil, fmt.Errorf("checkpoint: %d directory copies of %d blocks beside %d extra tracks: %w", k, n, m, ErrCorrupt)
+	}
+	if k > 0 {
+		at += 4 * int(m)
+		c.DirCopies = make([]uint64, k)
+		for i := range c.DirCopies {
+			c.DirCopies[i] = le.Uint64(b[at+8*i:])
 		}
 	}
 	return c, nil

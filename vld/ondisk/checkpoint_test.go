@@ -23,25 +23,33 @@ func TestCheckpointExtraTracks(t *testing.T) {
 	}
 
 	if v := binary.LittleEndian.Uint16(b[8:]); v != CheckpointVersion {
-		t.Fatalf("a checkpoint with extra tracks written as version %d", v)
+		t.Fatalf("a checkpoint written as version %d", v)
 	}
 
-	// Without extra tracks it is written as version 1, which had bytes
+	// A version-1 slot (an older build's, no extra tracks) had bytes
 	// 10-16 reserved and nothing after the directory: whatever they hold,
-	// a version-1 slot lists no extra track.
+	// it lists no extra track and no copy.
 	c.Extra = nil
 	if err := c.Encode(b); err != nil {
 		t.Fatal(err)
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v != FormatVersion {
-		t.Fatalf("a checkpoint without extra tracks written as version %d", v)
-	}
-	binary.LittleEndian.PutUint32(b[12:], 7)
+	binary.LittleEndian.PutUint16(b[8:], FormatVersion)
+	binary.LittleEndian.PutUint32(b[10:], 0x70007)
 	seal(b)
-	if c1, err := DecodeCheckpoint(b); err != nil || c1.Extra != nil || c1.Seq != 4 {
+	if c1, err := DecodeCheckpoint(b); err != nil || c1.Extra != nil || c1.DirCopies != nil || c1.Seq != 4 || c1.Version != FormatVersion {
 		t.Fatalf("version 1: %+v %v", c1, err)
 	}
-	binary.LittleEndian.PutUint16(b[8:], CheckpointVersion)
+	// Version 2 (extra tracks, no copies): byte 10-12 reserved.
+	c.Extra = []uint32{3, 900, 17}
+	if err := c.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint16(b[8:], checkpointExtraVersion)
+	binary.LittleEndian.PutUint16(b[10:], 9)
+	seal(b)
+	if c2, err := DecodeCheckpoint(b); err != nil || !slices.Equal(c2.Extra, c.Extra) || c2.DirCopies != nil {
+		t.Fatalf("version 2: %+v %v", c2, err)
+	}
 
 	// Full: as many extra tracks as fit, and one more.
 	c.Extra = make([]uint32, MaxExtraTracks(bs, len(c.DirBlocks)))
@@ -70,5 +78,51 @@ func TestCheckpointExtraTracks(t *testing.T) {
 	seal(b)
 	if _, err := DecodeCheckpoint(b); !errors.Is(err, ErrVersion) {
 		t.Fatalf("version %d: %v", CheckpointVersion+1, err)
+	}
+}
+
+// TestCheckpointDirCopies: version 3 names a copy of each directory block
+// after the extra tracks; copies that do not fit, or whose count is not
+// the directory's, are refused.
+func TestCheckpointDirCopies(t *testing.T) {
+	b := make([]byte, bs)
+	c := &Checkpoint{UUID: testUUID, Seq: 9, LogSeq: 10, NextSeq: 11, WindowTracks: 64,
+		NumPieces: 2, DirBlocks: []uint64{77, 78}, Extra: []uint32{3, 900}, DirCopies: []uint64{500, 501}}
+	if err := c.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v != CheckpointVersion {
+		t.Fatalf("a checkpoint with directory copies written as version %d", v)
+	}
+	c2, err := DecodeCheckpoint(b)
+	if err != nil || !slices.Equal(c2.DirCopies, c.DirCopies) || !slices.Equal(c2.Extra, c.Extra) || !slices.Equal(c2.DirBlocks, c.DirBlocks) {
+		t.Fatalf("round trip: %+v %v", c2, err)
+	}
+	// Without extra tracks.
+	c.Extra = nil
+	if err := c.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	if c2, err := DecodeCheckpoint(b); err != nil || !slices.Equal(c2.DirCopies, c.DirCopies) || c2.Extra != nil {
+		t.Fatalf("round trip without extra tracks: %+v %v", c2, err)
+	}
+	// A count other than the directory's.
+	binary.LittleEndian.PutUint16(b[10:], 1)
+	seal(b)
+	if _, err := DecodeCheckpoint(b); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("one copy of two blocks: %v", err)
+	}
+	c.DirCopies = []uint64{1}
+	if err := c.Encode(b); !errors.Is(err, ErrTooSmall) {
+		t.Fatalf("encoding one copy of two blocks: %v", err)
+	}
+	// Copies that do not fit beside a full directory.
+	n := MaxDirBlocks(bs)/2 + 1
+	c.DirBlocks, c.DirCopies, c.NumPieces = make([]uint64, n), make([]uint64, n), 1
+	if CopiesFit(bs, n, 0) {
+		t.Fatalf("copies of %d directory blocks fit a %d-byte block", n, bs)
+	}
+	if err := c.Encode(b); !errors.Is(err, ErrTooSmall) {
+		t.Fatalf("copies that do not fit: %v", err)
 	}
 }
