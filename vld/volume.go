@@ -145,6 +145,15 @@ func (v *Volume) lostRedundancy() string {
 	return strings.Join(why, "; ")
 }
 
+// CheckpointBlocks are the blocks of the durable checkpoint's directory
+// and their copies (for inspection and damage tests).
+func (v *Volume) CheckpointBlocks() (dir, copies []Addr) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	c := v.log.ckpt
+	return append([]Addr(nil), c.DirBlocks...), append([]Addr(nil), c.DirCopies...)
+}
+
 // BlockSize is the size of every block in bytes.
 func (v *Volume) BlockSize() int { return v.bs }
 
