@@ -183,4 +183,3 @@ func (v *Volume) windowStartLocked(wt int) int {
 	}
 	return best
 }
-
