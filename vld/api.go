@@ -43,6 +43,10 @@ type Options struct {
 	FillThreshold float64
 	// ReadOnly opens without recovery writes; WriteBlocks and Commit fail.
 	ReadOnly bool
+	// AcceptLoss (a repair's open): when the newest log entry a clean stop
+	// named is damaged, recover the state before the last commit instead
+	// of refusing the volume, and say so (RecoveryInfo.RootDamaged).
+	AcceptLoss bool
 	// ReserveBlocks are kept back from data writes so that metadata updates
 	// (deletes included) can always complete. 0 means the default.
 	ReserveBlocks int64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
@@ -131,4 +132,58 @@ func checkPieces(t *testing.T, v *Volume, want map[uint32]string) {
 			t.Fatalf("piece %d: %.60q, want %q", p, g, s)
 		}
 	}
+}
+
+// TestDamagedRootEntry: after a clean stop the tail names the newest log
+// entry; if it is damaged, the last commit is lost. Open refuses, saying
+// so and naming fsck --repair; with AcceptLoss (the repair's open) it
+// recovers the state before that commit and reports RootDamaged.
+func TestDamagedRootEntry(t *testing.T) {
+	v, dev := newTestVolume(t, "st19101", 16<<20, Options{})
+	for i := range 6 {
+		if err := v.Commit(map[uint32][]byte{uint32(i % 3): []byte(fmt.Sprintf("version %d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.mu.Lock()
+	root := v.log.root
+	v.mu.Unlock()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	dev.ReadAt(b, int64(root.Addr)*4096+200)
+	b[0] ^= 0x08
+	dev.WriteAt(b, int64(root.Addr)*4096+200)
+	if _, err := Open(keepOpen{dev}, Options{ReadOnly: true}); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "fsck --repair") {
+		t.Fatalf("open with the newest entry damaged: %v", err)
+	}
+	w, err := Open(keepOpen{dev}, Options{AcceptLoss: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(nil); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Recovery().RootDamaged {
+		t.Fatal("RootDamaged not reported")
+	}
+	// The last commit (piece 2, version 5) is lost; the one before stands.
+	checkPieces(t, w, map[uint32]string{0: "version 3", 1: "version 4", 2: "version 2"})
+	// The recovered volume takes new commits and reopens cleanly.
+	if err := w.Commit(map[uint32][]byte{2: []byte("version 6")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(keepOpen{dev}, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	checkPieces(t, again, map[uint32]string{0: "version 3", 1: "version 4", 2: "version 6"})
 }

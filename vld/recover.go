@@ -214,12 +214,29 @@ func (v *Volume) findRoot(ck *ondisk.Checkpoint) (root ondisk.Ref, maxSeen uint6
 		return root, 0, fmt.Errorf("open: %w", err)
 	}
 	v.openTail = bytes.Clone(v.buf) // for Abandon
-	if t, err := ondisk.DecodeTail(v.buf); err == nil && t.UUID == v.sb.UUID && t.CkptSeq == ck.Seq {
-		v.recovery.Clean = true
-		v.m.setNow(float64frombits(t.SimMs))
+	t, err := ondisk.DecodeTail(v.buf)
+	if err != nil || t.UUID != v.sb.UUID || t.CkptSeq != ck.Seq {
+		return v.scanForRoot(ck)
+	}
+	v.recovery.Clean = true
+	v.m.setNow(float64frombits(t.SimMs))
+	if t.Root.IsZero() || t.Root.Seq <= ck.LogSeq {
 		return t.Root, t.NextSeq - 1, nil
 	}
-	return v.scanForRoot(ck)
+	if _, rerr := v.readEntry(t.Root); rerr != nil {
+		// The newest entry, acknowledged before the clean stop, does not
+		// read: its commit is lost. The state before it is what a torn
+		// newest group leaves (scanForRoot), but nothing may drop an
+		// acknowledged commit silently: only a repair takes it.
+		if !v.opts.AcceptLoss {
+			return root, 0, fmt.Errorf("open: the newest log entry (block %d, seq %d) is damaged, so the last commit before the clean stop is lost; vlfs fsck --repair recovers the state before it: %w: %w",
+				t.Root.Addr, t.Root.Seq, ErrCorrupt, rerr)
+		}
+		v.recovery.RootDamaged = true
+		root, maxSeen, err := v.scanForRoot(ck)
+		return root, max(maxSeen, t.NextSeq-1), err
+	}
+	return t.Root, t.NextSeq - 1, nil
 }
 
 // walkTree visits every entry reachable from root and makes the newest

@@ -102,8 +102,11 @@ type RecoveryInfo struct {
 	// whole checkpoint again.
 	CheckpointMended bool
 	Discarded        bool // the newest commit group was incomplete and ignored
-	CheckpointSeq    uint64
-	WallMs           float64
+	// RootDamaged: the newest entry a clean stop named did not read, and
+	// (Options.AcceptLoss) the state before its commit was recovered.
+	RootDamaged   bool
+	CheckpointSeq uint64
+	WallMs        float64
 	// SuperblockCopy is the block whose copy of the superblock Open used
 	// because block 0 was damaged (0: block 0 was good); SuperblockCopies
 	// the copies found intact (superblock_copies.go; 0 on images made
@@ -138,6 +141,9 @@ func (v *Volume) lostRedundancy() string {
 	}
 	if r.DirCopiesUsed > 0 {
 		why = append(why, fmt.Sprintf("%d checkpoint directory block(s) damaged, read from their copies", r.DirCopiesUsed))
+	}
+	if r.RootDamaged {
+		why = append(why, "the newest log entry was damaged: the state before the last commit was recovered, and what that commit wrote is lost")
 	}
 	if r.DirCopiesDamaged > 0 {
 		why = append(why, fmt.Sprintf("%d checkpoint directory copies damaged", r.DirCopiesDamaged))

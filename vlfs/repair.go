@@ -114,7 +114,7 @@ func openError(err error) error {
 // count damaged to 0 must not free a file that directories still name.
 // No background flusher runs: the repair commits once, at Close.
 func mountForRepair(dev device.Device, o Options) (*FS, error) {
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, Logf: o.Logf, Head: o.Head})
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, Logf: o.Logf, Head: o.Head, AcceptLoss: true})
 	if err != nil {
 		return nil, fmt.Errorf("mount: %w", openError(err))
 	}

@@ -44,7 +44,7 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 	if lost, mended := fs.vol.Redundancy(); lost != "" && mended {
 		// The read-write open has written them again already.
 		r.found(Finding{Kind: FindRedundancy, Detail: lost})
-		r.did("wrote the damaged copies of fixed metadata again (%s)", lost)
+		r.did("the volume read around damage (%s); what has copies is written whole again", lost)
 		salvaged = true
 	}
 	if fs.salv != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
+	vondisk "github.com/vlfs/vlfs/vld/ondisk"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
@@ -276,5 +277,36 @@ func TestRepairSalvageWithRecords(t *testing.T) {
 			}
 			readBack(t, fs2, a.Ino, wantF[:c.fLen])
 		})
+	}
+}
+
+// TestRepairDamagedLogRoot: the newest log entry, which the clean stop's
+// tail names, is damaged: fsck finds the image unmountable, Repair
+// recovers the state before the last commit and says that commit is lost,
+// and the result checks clean and mounts.
+func TestRepairDamagedLogRoot(t *testing.T) {
+	x := newSalvageFixture(t, ondisk.FSVersion)
+	tb := make([]byte, 4096)
+	must(x.dev.ReadAt(tb, vondisk.TailAddr*4096)).ok(t)
+	tail := must(vondisk.DecodeTail(tb)).ok(t)
+	if tail.Root.IsZero() {
+		t.Fatal("the fixture's tail names no log entry")
+	}
+	b := []byte{0}
+	off := int64(tail.Root.Addr)*4096 + 300
+	must(x.dev.ReadAt(b, off)).ok(t)
+	b[0] ^= 0x40
+	must(x.dev.WriteAt(b, off)).ok(t)
+	found := must(CheckDevice(noClose{x.dev}, Options{ReadOnly: true})).ok(t)
+	if !hasKind(found, FindMount) || !strings.Contains(found[0].Detail, "fsck --repair") {
+		t.Fatalf("check of the damaged image: %v", found)
+	}
+	res := must(Repair(x.dev, Options{})).ok(t)
+	t.Logf("fixed: %q", res.Fixed)
+	if len(res.Left) != 0 || len(res.Fixed) == 0 || !strings.Contains(strings.Join(res.Fixed, " "), "last commit") {
+		t.Fatalf("after repair: left %v, fixed %q", res.Left, res.Fixed)
+	}
+	if again := must(CheckDevice(noClose{x.dev}, Options{ReadOnly: true})).ok(t); len(again) != 0 {
+		t.Fatalf("second check after repair: %v", again)
 	}
 }
