@@ -14,7 +14,12 @@
 //     obsolete entries are recycled as the tree is re-rooted (Figure 3b);
 //   - checkpoints, the tail record and recovery (checkpoint.go, open.go,
 //     recover.go), with the bounded scan of docs/vld.md when the tail record
-//     is missing;
+//     is missing, and the pruning of entries the running volume had
+//     recycled (vlog.prune);
+//   - the redundancy of fixed metadata (issue 34): superblock copies
+//     (superblock_copies.go), both checkpoint slots and a copy of each
+//     checkpoint directory block, mended by a read-write Start
+//     (Volume.Redundancy); Abandon closes an unchanged volume byte for byte;
 //   - Check, the invariant walker (check.go);
 //   - LogicalDisk (logical*.go): the paper's VLD under an unmodified file
 //     system, a logical-to-physical block map kept in pieces.

@@ -10,7 +10,7 @@ import (
 // Superblock copies (issue 34). Block 0 is written once, by Format, and
 // everything else is found from it: one damaged block 0 used to lose the
 // whole volume. Format also writes the superblock, byte for byte, at the
-// device's middle block and at its last block (btrfs mirrors its
+// device's block a quarter in and at its last block (btrfs mirrors its
 // superblock at fixed offsets, ext4 keeps backups in its block groups).
 // Both places follow from the device size and the block size alone, so
 // that they can be found when block 0 is unreadable: Open tries block 0,
@@ -23,13 +23,16 @@ import (
 // read-write open that had to use a copy writes block 0 back from it.
 
 // superCopyAddrs are the blocks of a device of devSize bytes, in blocks of
-// bs, that hold the superblock's copies: the middle one and the last one.
+// bs, that hold the superblock's copies: the one a quarter into the device
+// and the last one. (The middle block, first chosen, made bench updates'
+// eager 80 % point 3 % slower over 24 seeds, 0.886 against 0.859 ms
+// without copies, where a quarter cost nothing measurable: 0.850.)
 func superCopyAddrs(devSize int64, bs int) []Addr {
 	n := devSize / int64(bs)
 	if n < 64 { // Format refuses such devices
 		return nil
 	}
-	return []Addr{Addr(n / 2), Addr(n - 1)}
+	return []Addr{Addr(n / 4), Addr(n - 1)}
 }
 
 // writeSuperCopies writes the encoded superblock sb (one block) at its

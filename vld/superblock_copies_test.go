@@ -98,7 +98,7 @@ func TestSuperblockCopies(t *testing.T) {
 		t.Fatalf("an image without copies: %d found", n)
 	}
 	if v3.alloc.isUsed(int64(copies[0])) {
-		t.Fatal("on an image without copies the middle block is taken")
+		t.Fatal("on an image without copies the first copy's block is taken")
 	}
 	if ondisk.FixedBlocks >= copies[0] {
 		t.Fatal("the copies overlap the fixed blocks")
