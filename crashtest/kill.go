@@ -437,6 +437,7 @@ func detach(mnt string) {
 type daemon struct {
 	cmd    *exec.Cmd
 	exited chan error
+	log    string // its log file (stdout and stderr)
 }
 
 // startDaemon runs `vlfs mount IMG MNT` in the foreground (as a child we
@@ -461,7 +462,7 @@ func (k *killer) startDaemon() (*daemon, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: starting %s mount: %w", ErrKill, k.cfg.Binary, err)
 	}
-	d := &daemon{cmd: cmd, exited: make(chan error, 1)}
+	d := &daemon{cmd: cmd, exited: make(chan error, 1), log: logf.Name()}
 	go func() { d.exited <- cmd.Wait() }()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -509,11 +510,31 @@ func (d *daemon) unmount(mnt string) error {
 	select {
 	case err := <-d.exited:
 		if err != nil {
-			return fmt.Errorf("%w: the daemon exited with %v after unmount", ErrKill, err)
+			return fmt.Errorf("%w: the daemon exited with %v after unmount; the end of its log:\n%s", ErrKill, err, logTail(d.log, 2000))
 		}
 		return nil
 	case <-time.After(30 * time.Second):
 		d.kill()
 		return fmt.Errorf("%w: the daemon still running 30 s after unmount", ErrKill)
 	}
+}
+
+// logTail is the last n bytes of the file at path (a daemon's log), for
+// an error message; what cannot be read says so.
+func logTail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	off := max(st.Size()-n, 0)
+	b := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return fmt.Sprintf("(log unreadable: %v)", err)
+	}
+	return string(b)
 }

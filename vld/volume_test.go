@@ -59,6 +59,7 @@ func TestOpenRejectsBadImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := dev.Bytes()
+	copies := superCopyAddrs(int64(len(img)), v.BlockSize())
 	cases := []struct {
 		name string
 		img  []byte
@@ -70,7 +71,7 @@ func TestOpenRejectsBadImages(t *testing.T) {
 		{"truncated", img[:8<<20], ErrCorrupt},
 		// One flipped byte is read past with a copy (TestSuperblockCopies);
 		// the same byte flipped in block 0 and both copies is not.
-		{"flipped superblock byte and its copies", flip(flip(flip(img, 100), 2048*4096+100), 4095*4096+100), ErrCorrupt},
+		{"flipped superblock byte and its copies", flip(flip(flip(img, 100), int(copies[0])*4096+100), int(copies[1])*4096+100), ErrCorrupt},
 		{"both checkpoints gone", zeroBlocks(img, v.BlockSize(), 1, 2), ErrCorrupt},
 	}
 	for _, c := range cases {
