@@ -35,8 +35,11 @@ type RepairResult struct {
 // damaged directory its ".." names).
 //
 // If it finds damage it cannot fix (a block referenced twice, a volume
-// that does not open) it changes nothing. Changes reach the disk through one ordinary commit, so a crash
-// during the repair leaves the image as it was before or as repaired.
+// that does not open) it changes nothing, and Fixed lists nothing but
+// what the read-write open itself wrote again (lost copies of fixed
+// metadata). Changes reach the disk through one ordinary commit, so a
+// crash during the repair leaves the image as it was before or as
+// repaired.
 // Afterwards it mounts the image again read-only and checks it: Left
 // holds what remains. dev stays open.
 func Repair(dev device.Device, o Options) (*RepairResult, error) {

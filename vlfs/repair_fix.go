@@ -47,6 +47,7 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 		r.did("the volume read around damage (%s); what has copies is written whole again", lost)
 		salvaged = true
 	}
+	mends := len(res.Fixed)
 	if fs.salv != nil {
 		if err := r.salvageTrees(); err != nil {
 			return false, fmt.Errorf("repair: %w", err)
@@ -66,6 +67,9 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 		}
 	}
 	if (len(c.errs) == 0 && !salvaged) || !c.fixable() {
+		// Nothing of the salvage is committed: only the open's mend
+		// (already on disk) was done.
+		res.Fixed = res.Fixed[:mends]
 		return false, nil
 	}
 	r.c = c
