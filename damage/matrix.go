@@ -30,8 +30,12 @@ var DefaultKinds = []string{vlfs.MetaInodeBlock, vlfs.MetaIndirect, vlfs.MetaDir
 // Damages are the ways a block is damaged.
 var Damages = []string{"bit", "zero", "random"}
 
-// ErrDamage marks a bad configuration or an image the matrix cannot use.
-var ErrDamage = errors.New("damage")
+// Errors of Run: a configuration it cannot run (an unknown damage), and
+// an image it cannot start from (it must mount and check clean).
+var (
+	ErrConfig = errors.New("damage: bad configuration")
+	ErrImage  = errors.New("damage: image not usable")
+)
 
 // Config says what Run damages.
 type Config struct {
@@ -96,16 +100,16 @@ func Run(cfg Config) (*Report, error) {
 	cfg.Samples = cmp.Or(cfg.Samples, 2)
 	for _, d := range cfg.Damages {
 		if !slices.Contains(Damages, d) {
-			return nil, fmt.Errorf("%w: unknown damage %q (%v)", ErrDamage, d, Damages)
+			return nil, fmt.Errorf("%w: unknown damage %q (%v)", ErrConfig, d, Damages)
 		}
 	}
 	base, err := vlfs.Mount(noClose{cfg.Image}, vlfs.Options{ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("%w: the image must mount cleanly first: %w", ErrDamage, err)
+		return nil, fmt.Errorf("%w: the image must mount cleanly first: %w", ErrImage, err)
 	}
 	defer base.Close()
 	if fds, err := base.Findings(); err != nil || len(fds) > 0 {
-		return nil, fmt.Errorf("%w: the image must check clean first (%v %v)", ErrDamage, fds, err)
+		return nil, fmt.Errorf("%w: the image must check clean first (%v %v)", ErrImage, fds, err)
 	}
 	snap, err := snapshot(base)
 	if err != nil {
@@ -165,7 +169,7 @@ func candidates(fs *vlfs.FS, kinds []string) (map[string][]block, error) {
 	want := func(k string) bool { return slices.Contains(kinds, k) }
 	meta, err := fs.MetaBlocks(want(vlfs.MetaData))
 	if err != nil {
-		return nil, fmt.Errorf("%w: listing the image's blocks: %w", ErrDamage, err)
+		return nil, fmt.Errorf("%w: listing the image's blocks: %w", ErrImage, err)
 	}
 	ipb := uint64(fs.Volume().BlockSize() / vondisk.InodeSize)
 	for _, m := range meta {

@@ -70,7 +70,7 @@ func runDamage(args []string, stdout, stderr io.Writer) int {
 	line.End()
 	if err != nil {
 		fmt.Fprintf(stderr, "vlfs damage: %s: %v\n", path, err)
-		if errors.Is(err, damage.ErrDamage) {
+		if errors.Is(err, damage.ErrConfig) {
 			return exitUsage
 		}
 		return exitFailure

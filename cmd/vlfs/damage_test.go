@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,10 @@ func TestDamageCLI(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "damage", "--damages", "melt", img); code != exitUsage {
 		t.Fatalf("an unknown damage: exit %d, want %d", code, exitUsage)
+	}
+	// An image that does not check clean cannot be a baseline.
+	mustRun(t, "inspect", "--damage", "--leak-block", img)
+	if code, _, errs := runCLI(t, "damage", img); code != exitFailure || !strings.Contains(errs, "check clean") {
+		t.Fatalf("damage of an image that is not clean: exit %d, want %d\n%s", code, exitFailure, errs)
 	}
 }
