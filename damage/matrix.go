@@ -218,7 +218,7 @@ func runCase(img device.Device, bs int, snap *tree, base *vlfs.FS, kind string, 
 		fail("damaging block %d: %v", b.addr, err)
 		return c
 	}
-	found, err := vlfs.CheckDevice(noClose{ov}, vlfs.Options{ReadOnly: true})
+	found, err := vlfs.CheckDevice(ov, vlfs.Options{ReadOnly: true}) // an overlay outlives its Close
 	if err != nil {
 		fail("fsck of the damaged copy: %v", err)
 		return c
@@ -234,11 +234,11 @@ func runCase(img device.Device, bs int, snap *tree, base *vlfs.FS, kind string, 
 		fail("repair left %d problems: %v", len(res.Left), res.Left[0])
 		return c
 	}
-	if again, err := vlfs.CheckDevice(noClose{ov}, vlfs.Options{ReadOnly: true}); err != nil || len(again) > 0 {
+	if again, err := vlfs.CheckDevice(ov, vlfs.Options{ReadOnly: true}); err != nil || len(again) > 0 {
 		fail("second fsck after the repair: %v %v", again, err)
 		return c
 	}
-	fs, err := vlfs.Mount(noClose{ov}, vlfs.Options{})
+	fs, err := vlfs.Mount(ov, vlfs.Options{})
 	if err != nil {
 		fail("mount after the repair: %v", err)
 		return c

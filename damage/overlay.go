@@ -25,48 +25,51 @@ func newOverlay(base device.Device, bs int) *overlay {
 
 // ReadAt implements device.Device.
 func (o *overlay) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off+int64(len(p)) > o.base.Size() {
-		return 0, fmt.Errorf("overlay: read %d bytes at %d: %w", len(p), off, device.ErrOutOfRange)
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for done := 0; done < len(p); {
-		at := off + int64(done)
-		b, in := at/o.bs, at%o.bs
-		n := min(int64(len(p)-done), o.bs-in)
+	return o.blocks("read", p, off, func(b, in int64, q []byte) error {
 		if m := o.mod[b]; m != nil {
-			copy(p[done:done+int(n)], m[in:in+n])
-		} else if _, err := o.base.ReadAt(p[done:done+int(n)], at); err != nil {
-			return done, err
+			copy(q, m[in:])
+			return nil
 		}
-		done += int(n)
-	}
-	return len(p), nil
+		_, err := o.base.ReadAt(q, b*o.bs+in)
+		return err
+	})
 }
 
 // WriteAt implements device.Device.
 func (o *overlay) WriteAt(p []byte, off int64) (int, error) {
+	return o.blocks("write", p, off, func(b, in int64, q []byte) error {
+		m := o.mod[b]
+		if m == nil {
+			m = make([]byte, o.bs)
+			if int64(len(q)) < o.bs { // the rest of the block is the base's
+				if _, err := o.base.ReadAt(m, b*o.bs); err != nil {
+					return err
+				}
+			}
+			o.mod[b] = m
+		}
+		copy(m[in:], q)
+		return nil
+	})
+}
+
+// blocks checks p at off against the device's size and calls fn, with the
+// overlay locked, for each block p covers: block number, offset in it,
+// and the part of p that falls in it.
+func (o *overlay) blocks(what string, p []byte, off int64, fn func(b, in int64, q []byte) error) (int, error) {
 	if off < 0 || off+int64(len(p)) > o.base.Size() {
-		return 0, fmt.Errorf("overlay: write %d bytes at %d: %w", len(p), off, device.ErrOutOfRange)
+		return 0, fmt.Errorf("overlay: %s %d bytes at %d: %w", what, len(p), off, device.ErrOutOfRange)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for done := 0; done < len(p); {
 		at := off + int64(done)
 		b, in := at/o.bs, at%o.bs
-		n := min(int64(len(p)-done), o.bs-in)
-		m := o.mod[b]
-		if m == nil {
-			m = make([]byte, o.bs)
-			if n < o.bs {
-				if _, err := o.base.ReadAt(m, b*o.bs); err != nil {
-					return done, err
-				}
-			}
-			o.mod[b] = m
+		n := int(min(int64(len(p)-done), o.bs-in))
+		if err := fn(b, in, p[done:done+n]); err != nil {
+			return done, err
 		}
-		copy(m[in:in+n], p[done:done+int(n)])
-		done += int(n)
+		done += n
 	}
 	return len(p), nil
 }

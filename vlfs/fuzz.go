@@ -86,11 +86,7 @@ func fuzzMount(img, damage []byte) (int, error) {
 }
 
 func fuzzMountOnce(img, damage []byte) (int, error) {
-	b := append([]byte(nil), img...)
-	for ; len(damage) >= 5; damage = damage[5:] {
-		b[binary.LittleEndian.Uint32(damage)%uint32(len(b))] ^= damage[4]
-	}
-	dev := device.MemFrom(b)
+	dev := device.MemFrom(fuzzDamaged(img, damage))
 	fs, err := Mount(dev, Options{FlushInterval: time.Hour})
 	if err != nil {
 		return 0, nil
@@ -116,11 +112,18 @@ func fuzzRepair(img, damage []byte) (int, error) {
 	return fuzzlimit.Run(fuzzHangLimit, func() (int, error) { return fuzzRepairOnce(img, damage) })
 }
 
-func fuzzRepairOnce(img, damage []byte) (int, error) {
+// fuzzDamaged is a copy of img damaged as damage says: 5 bytes per
+// change, a little-endian offset (modulo the image size) and an XOR mask.
+func fuzzDamaged(img, damage []byte) []byte {
 	b := append([]byte(nil), img...)
 	for ; len(damage) >= 5; damage = damage[5:] {
 		b[binary.LittleEndian.Uint32(damage)%uint32(len(b))] ^= damage[4]
 	}
+	return b
+}
+
+func fuzzRepairOnce(img, damage []byte) (int, error) {
+	b := fuzzDamaged(img, damage)
 	dev := device.MemFrom(b)
 	res, err := Repair(dev, Options{FlushInterval: time.Hour})
 	if err != nil {
