@@ -30,6 +30,22 @@ func (d *reorderDev) WriteAt(p []byte, off int64) (int, error) {
 	return d.Device.WriteAt(p, off)
 }
 
+// ReadAt sees the held write, as a drive's write cache serves reads: only
+// durability is out of order, not what the running system reads back
+// (with data checksums a read of the old bytes fails the live run itself).
+func (d *reorderDev) ReadAt(p []byte, off int64) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n, err := d.Device.ReadAt(p, off)
+	if d.held != nil {
+		lo, hi := max(off, d.off), min(off+int64(len(p)), d.off+int64(len(d.held)))
+		if lo < hi {
+			copy(p[lo-off:hi-off], d.held[lo-d.off:hi-d.off])
+		}
+	}
+	return n, err
+}
+
 func (d *reorderDev) Flush() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -117,8 +117,8 @@ type MkfsOptions struct {
 	// Head, when set, places mkfs's own writes (the root directory) with
 	// the profiled head model instead of the simulated one.
 	Head *profile.Profile
-	// Version is the file-system version to make (ondisk.FSVersionAddr or
-	// FSVersionNodeMap; 0: ondisk.FSVersion). The address version is kept
+	// Version is the file-system version to make (ondisk.FSVersionAddr ..
+	// FSVersionSums; 0: ondisk.FSVersion). The address version is kept
 	// for images made before the node map and for comparisons with it.
 	Version uint32
 }
@@ -226,9 +226,13 @@ type Stats struct {
 	// UnlockedMetaLoads: inode blocks and directories that lookups,
 	// getattrs and readdirs loaded with FS.mu released (meta_unlocked.go).
 	UnlockedMetaLoads int64
-	Inodes            int64 // allocated inodes
+	// ChecksumErrors: data blocks read whose bytes did not match the
+	// checksum their pointer carries (version 4): each was answered EIO
+	// and logged with its inode and offset.
+	ChecksumErrors int64
+	Inodes         int64 // allocated inodes
 	// FSVersion is the image's file-system version (ondisk.FSVersionAddr
-	// or FSVersionNodeMap); Nodes the indirect blocks the node map names
+	// .. FSVersionSums); Nodes the indirect blocks the node map names
 	// (0 under version 1).
 	FSVersion   uint32
 	Nodes       int64

@@ -3,10 +3,11 @@ package vlfs
 import "github.com/vlfs/vlfs/vlfs/ondisk"
 
 // blockVisitor receives the blocks of one inode: data blocks with their
-// logical number (node == false) and indirect blocks (node == true; lbn is
+// logical number and the data checksum their pointer carries (node ==
+// false; sum 0 unless summed) and indirect blocks (node == true; lbn is
 // the node number of a numbered one, else 0; addr 0 for one not written
-// yet).
-type blockVisitor func(node bool, lbn uint64, addr uint64) error
+// yet; sum 0).
+type blockVisitor func(node bool, lbn uint64, addr uint64, sum uint32) error
 
 // forEachBlockLocked visits every block in references in its current
 // in-memory state (loaded indirect blocks take precedence over the disk).
@@ -21,7 +22,7 @@ func (fs *FS) forEachBlockLocked(in *inode, fn blockVisitor) error {
 func (fs *FS) forEachBlockFromLocked(in *inode, from uint64, fn blockVisitor) error {
 	for i, a := range in.d.Direct {
 		if a != 0 && uint64(i) >= from {
-			if err := fn(false, uint64(i), a); err != nil {
+			if err := fn(false, uint64(i), a, in.d.DirectSum[i]); err != nil {
 				return err
 			}
 		}
@@ -50,7 +51,7 @@ func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base, from uint64, fn b
 			return err
 		}
 	}
-	if err := fn(true, n.num, n.addr); err != nil {
+	if err := fn(true, n.num, n.addr, 0); err != nil {
 		return err
 	}
 	child := fs.geo.span(int(k.height) - 1)
@@ -61,7 +62,7 @@ func (fs *FS) visitNodeLocked(in *inode, k nodeKey, ptr, base, from uint64, fn b
 		}
 		if k.height == 1 {
 			if c != 0 {
-				if err := fn(false, base+idx, c); err != nil {
+				if err := fn(false, base+idx, c, n.sum(uint64(s))); err != nil {
 					return err
 				}
 			}

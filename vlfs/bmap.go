@@ -23,6 +23,16 @@ type node struct {
 	addr vld.Addr
 	num  uint64
 	ptrs []uint64
+	sums []uint32 // the data checksum beside each pointer (height 1, summed geometry); nil otherwise
+}
+
+// newNode returns an empty node of g's fan-out.
+func (g geometry) newNode() *node {
+	n := &node{ptrs: make([]uint64, g.per)}
+	if g.summed {
+		n.sums = make([]uint32, g.per)
+	}
+	return n
 }
 
 // nodeDirty reports whether node k (n) changed since it was last written.
@@ -78,17 +88,17 @@ func (g geometry) span(h int) uint64 {
 
 // rootBase is the first logical block covered by root r.
 func (g geometry) rootBase(r int) uint64 {
-	b := uint64(ondisk.NumDirect)
+	b := g.direct
 	for i := 0; i < r; i++ {
 		b += g.span(i + 1)
 	}
 	return b
 }
 
-// locate returns the root covering lbn (>= NumDirect, < maxBlock) and lbn's
+// locate returns the root covering lbn (>= g.direct, < maxBlock) and lbn's
 // offset inside it.
 func (g geometry) locate(lbn uint64) (int, uint64) {
-	rel := lbn - ondisk.NumDirect
+	rel := lbn - g.direct
 	for r := 0; r < ondisk.NumIndirect-1; r++ {
 		if rel < g.span(r+1) {
 			return r, rel
@@ -153,24 +163,48 @@ func (fs *FS) nodeLocked(in *inode, k nodeKey, create bool) (*node, error) {
 
 // bmapLocked returns the address of logical block lbn of in (0 = hole).
 func (fs *FS) bmapLocked(in *inode, lbn uint64) (uint64, error) {
-	if lbn < ondisk.NumDirect {
-		return in.d.Direct[lbn], nil
+	a, _, err := fs.bmapSumLocked(in, lbn)
+	return a, err
+}
+
+// bmapSumLocked returns the address of logical block lbn of in (0 = hole)
+// and the data checksum its pointer carries (0 unless summed).
+func (fs *FS) bmapSumLocked(in *inode, lbn uint64) (uint64, uint32, error) {
+	if lbn < fs.geo.direct {
+		return in.d.Direct[lbn], in.d.DirectSum[lbn], nil
 	}
 	if lbn >= fs.geo.maxBlock {
-		return 0, nil
+		return 0, 0, nil
 	}
 	k, slot := fs.geo.leafKey(lbn)
 	n, err := fs.nodeLocked(in, k, false)
 	if err != nil || n == nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return n.ptrs[slot], nil
+	return n.ptrs[slot], n.sum(slot), nil
+}
+
+// sum is the data checksum of pointer i (0 when n carries none).
+func (n *node) sum(i uint64) uint32 {
+	if n.sums == nil {
+		return 0
+	}
+	return n.sums[i]
+}
+
+// sum is the checksum a pointer to a block holding b carries: ondisk.DataSum
+// when the geometry is summed, 0 otherwise.
+func (g geometry) sum(b []byte) uint32 {
+	if !g.summed {
+		return 0
+	}
+	return ondisk.DataSum(b)
 }
 
 // prepareLocked loads or creates the indirect blocks on lbn's path, so that
 // a later setPtrLocked cannot fail.
 func (fs *FS) prepareLocked(in *inode, lbn uint64) error {
-	if lbn < ondisk.NumDirect {
+	if lbn < fs.geo.direct {
 		return nil
 	}
 	k, _ := fs.geo.leafKey(lbn)
@@ -178,10 +212,11 @@ func (fs *FS) prepareLocked(in *inode, lbn uint64) error {
 	return err
 }
 
-// setPtrLocked points lbn at a and frees what it pointed at before. The
-// path must have been prepared.
-func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
-	old, err := fs.pointLocked(in, lbn, a)
+// setPtrLocked points lbn at a, whose bytes have checksum sum (0 unless
+// summed), and frees what it pointed at before. The path must have been
+// prepared.
+func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr, sum uint32) error {
+	old, err := fs.pointLocked(in, lbn, a, sum)
 	if err != nil {
 		return err
 	}
@@ -195,10 +230,11 @@ func (fs *FS) setPtrLocked(in *inode, lbn uint64, a vld.Addr) error {
 // pointLocked points lbn at a and returns what it pointed at before,
 // which stays the caller's to free (a record's replay frees nothing: the
 // walk never declared what the record replaced live).
-func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr) (vld.Addr, error) {
+func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr, sum uint32) (vld.Addr, error) {
 	var old *uint64
-	if lbn < ondisk.NumDirect {
+	if lbn < fs.geo.direct {
 		old = &in.d.Direct[lbn]
+		in.d.DirectSum[lbn] = sum
 		in.changed()
 	} else {
 		k, slot := fs.geo.leafKey(lbn)
@@ -207,6 +243,9 @@ func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr) (vld.Addr, error) {
 			return 0, err
 		}
 		old = &n.ptrs[slot]
+		if n.sums != nil {
+			n.sums[slot] = sum
+		}
 		in.dirtyNode(k, n)
 	}
 	prev := *old
@@ -237,10 +276,10 @@ func (fs *FS) punchBlocksLocked(in *inode, from, to uint64) error {
 	if err := fs.dropDirtyDataLocked(in, from, to); err != nil {
 		return err
 	}
-	for i := from; i < min(to, ondisk.NumDirect); i++ {
+	for i := from; i < min(to, fs.geo.direct); i++ {
 		if in.d.Direct[i] != 0 {
 			fs.freeBlockLocked(in.d.Direct[i])
-			in.d.Direct[i] = 0
+			in.d.Direct[i], in.d.DirectSum[i] = 0, 0
 			in.d.Blocks--
 			fs.touchLocked(in)
 		}
@@ -331,6 +370,9 @@ func (fs *FS) punchNodeLocked(in *inode, k nodeKey, from, to uint64) (bool, erro
 			if n.ptrs[s] != 0 {
 				fs.freeBlockLocked(n.ptrs[s])
 				n.ptrs[s] = 0
+				if n.sums != nil {
+					n.sums[s] = 0
+				}
 				in.d.Blocks--
 				in.dirtyNode(k, n)
 				fs.touchLocked(in)

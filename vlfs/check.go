@@ -92,6 +92,10 @@ type checker struct {
 	counted  map[Ino]uint64 // blocks found in each inode's tree
 	maxLbn   map[Ino]uint64 // one past each inode's last block
 	nodeOf   map[uint64]Ino // node number -> the inode whose tree names it
+	// damaged: data blocks that failed their checksum (check_scrub.go);
+	// scrubbedBlocks: data blocks the scrub read
+	damaged        []scrubbed
+	scrubbedBlocks int64
 }
 
 func newChecker(fs *FS) *checker {
@@ -137,6 +141,7 @@ func (c *checker) run() {
 	c.links()
 	c.caches()
 	c.unchanged()
+	c.reportDamaged()
 }
 
 // caches checks that every loaded inode with changes is pinned, and that
@@ -210,6 +215,9 @@ func (c *checker) inodeBlock(ibn uint64) {
 		n, err := ondisk.DecodeInode(buf[k*ondisk.InodeSize:], ino)
 		if errors.Is(err, ondisk.ErrZeroed) {
 			n, err = ondisk.Inode{Ino: ino}, nil
+		}
+		if err == nil {
+			err = fs.geo.checkLayout(&n)
 		}
 		if err != nil {
 			c.fail(FindUnreadable, 0, a, "inode block %d at %d: %v", ibn, a, err)
@@ -290,7 +298,13 @@ func (c *checker) blocks(in *inode) {
 	fs := c.fs
 	var count, maxLbn uint64
 	mapped := map[uint64]bool{}
-	err := fs.forEachBlockLocked(in, func(isNode bool, lbn, a uint64) error {
+	scrub := c.newScrubber(in.ino)
+	for i := fs.geo.direct; i < ondisk.NumDirect; i++ {
+		if in.d.Direct[i] != 0 {
+			c.fail(FindInodeState, in.ino, in.d.Direct[i], "inode %d: direct pointer %d set, past the %d of its layout", in.ino, i, fs.geo.direct)
+		}
+	}
+	err := fs.forEachBlockLocked(in, func(isNode bool, lbn, a uint64, sum uint32) error {
 		count++
 		if isNode {
 			if lbn != 0 { // numbered
@@ -303,8 +317,10 @@ func (c *checker) blocks(in *inode) {
 		c.claim(a, in.ino, fmt.Sprintf("block %d of inode %d", lbn, in.ino))
 		mapped[lbn] = true
 		maxLbn = max(maxLbn, lbn+1)
+		scrub.add(lbn, a, sum)
 		return nil
 	})
+	scrub.flush()
 	if err != nil {
 		c.fail(FindUnreadable, in.ino, 0, "inode %d: %v", in.ino, err)
 		return

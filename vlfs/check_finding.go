@@ -42,6 +42,12 @@ const (
 	// FindVolume: the volume's own Check (allocator <-> virtual log <->
 	// the blocks vlfs references) failed.
 	FindVolume FindingKind = "volume"
+	// FindDataChecksum: a file or directory block whose bytes do not match
+	// the checksum its pointer carries (version 4): damaged, or a write
+	// the device lost. There is no second copy: --repair reports it and
+	// leaves it, and the bytes read as EIO until the file is restored or
+	// deleted.
+	FindDataChecksum FindingKind = "data-checksum"
 	// FindRedundancy: a damaged copy of fixed metadata (block 0, a
 	// checkpoint slot, a checkpoint directory block or its copy) was read
 	// around; nothing is lost, but the next damage could be. A read-write

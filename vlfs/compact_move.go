@@ -199,7 +199,7 @@ func (fs *FS) readMovesLocked(ms []move) error {
 		}
 		if m := ms[i]; m.o.kind() == ownNode && m.in.nodeCleanAt(m.o.nodeKey(), m.n, m.addr) {
 			ms[i].buf = make([]byte, fs.geo.bs)
-			ondisk.EncodeIndirect(ms[i].buf, uint64(m.in.ino), int(m.o.nodeKey().height), m.n.ptrs)
+			ondisk.EncodeIndirect(ms[i].buf, uint64(m.in.ino), int(m.o.nodeKey().height), m.n.ptrs, m.n.sums)
 			continue
 		}
 		ms[i].buf = make([]byte, fs.geo.bs)
@@ -221,7 +221,13 @@ func (fs *FS) repointLocked(m move, a vld.Addr) error {
 		fs.freeBlockLocked(m.addr)
 		fs.imap.setAddr(m.o.id(), a)
 	case ownData:
-		if err := fs.setPtrLocked(m.in, m.o.aux(), a); err != nil {
+		// The copy keeps the pointer's checksum: one computed from the
+		// bytes just read would vouch for whatever damage they carry.
+		_, sum, err := fs.bmapSumLocked(m.in, m.o.aux())
+		if err != nil {
+			return err
+		}
+		if err := fs.setPtrLocked(m.in, m.o.aux(), a, sum); err != nil {
 			return err
 		}
 		fs.cm.recent.put(a, m.buf) // read-only from here on, as every m.buf

@@ -57,7 +57,7 @@ func (fs *FS) dirLocked(in *inode) (*dirState, error) {
 }
 
 func (fs *FS) loadDirBlockLocked(in *inode, ds *dirState, i uint32, buf []byte) error {
-	a, err := fs.bmapLocked(in, uint64(i))
+	a, sum, err := fs.bmapSumLocked(in, uint64(i))
 	if err != nil {
 		return err
 	}
@@ -68,6 +68,10 @@ func (fs *FS) loadDirBlockLocked(in *inode, ds *dirState, i uint32, buf []byte) 
 	if err := fs.vol.ReadBlock(a, buf); err != nil {
 		ds.blocks = append(ds.blocks, &dirBlock{})
 		return fmt.Errorf("directory %d: reading block %d at %d: %w", in.ino, i, a, err)
+	}
+	if err := fs.verifyBlock(in.ino, uint64(i), a, sum, buf); err != nil {
+		ds.blocks = append(ds.blocks, &dirBlock{})
+		return err
 	}
 	return fs.decodeDirBlock(in, ds, i, buf)
 }

@@ -89,6 +89,11 @@ func (fs *FS) readPlanned(ino Ino, p *readPlan) error {
 	if err := fs.vol.ReadBlocks(p.addrs, p.bufs); err != nil {
 		return fmt.Errorf("inode %d: reading data: %w", ino, err)
 	}
+	for i, c := range p.checks {
+		if err := fs.verifyBlock(ino, c.lbn, p.addrs[i], c.sum, p.bufs[i]); err != nil {
+			return err
+		}
+	}
 	for _, pt := range p.parts {
 		copy(pt.dst, pt.src)
 	}
@@ -102,9 +107,18 @@ func (fs *FS) readPlanned(ino Ino, p *readPlan) error {
 // a freed block is handed back to the volume only after the gate is
 // drained (releaseFreesLocked).
 type readPlan struct {
-	addrs []vld.Addr
-	bufs  [][]byte
-	parts []readPart
+	addrs  []vld.Addr
+	bufs   [][]byte
+	checks []sumCheck // each block's place and checksum (summed geometry; else nil)
+	parts  []readPart
+}
+
+// add plans the read of block lbn at a (checksum sum) into buf.
+func (p *readPlan) add(g geometry, lbn uint64, a vld.Addr, sum uint32, buf []byte) {
+	p.addrs, p.bufs = append(p.addrs, a), append(p.bufs, buf)
+	if g.summed {
+		p.checks = append(p.checks, sumCheck{lbn, sum})
+	}
 }
 
 // readPart is the part of a scratch block a partial read wants.
@@ -132,7 +146,7 @@ func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (in
 			}
 			continue
 		}
-		a, err := fs.bmapLocked(in, lbn)
+		a, sum, err := fs.bmapSumLocked(in, lbn)
 		if err != nil {
 			return 0, err
 		}
@@ -140,23 +154,24 @@ func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (in
 		case a == 0:
 			clear(dst)
 		case chunk == fs.geo.bs:
-			p.addrs, p.bufs = append(p.addrs, a), append(p.bufs, dst)
+			p.add(fs.geo, lbn, a, sum, dst)
 		default:
 			tmp := make([]byte, fs.geo.bs)
-			p.addrs, p.bufs = append(p.addrs, a), append(p.bufs, tmp)
+			p.add(fs.geo, lbn, a, sum, tmp)
 			p.parts = append(p.parts, readPart{src: tmp[within : within+chunk], dst: dst})
 		}
 	}
 	return n, nil
 }
 
-// readDataLocked reads block a of in into buf under FS.mu (a partial
-// write's read-modify-write).
-func (fs *FS) readDataLocked(in *inode, a uint64, buf []byte) error {
+// readDataLocked reads block lbn of in, at a with checksum sum, into buf
+// under FS.mu (a partial write's read-modify-write: a block that fails its
+// checksum is not written back under a new one).
+func (fs *FS) readDataLocked(in *inode, lbn uint64, a uint64, sum uint32, buf []byte) error {
 	if err := fs.vol.ReadBlock(a, buf); err != nil {
 		return fmt.Errorf("inode %d: reading block at %d: %w", in.ino, a, err)
 	}
-	return nil
+	return fs.verifyBlock(in.ino, lbn, a, sum, buf)
 }
 
 // Write writes data at off, buffering it until the next write-out.
@@ -293,7 +308,7 @@ func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool, fresh []byte) 
 		buf = make([]byte, fs.geo.bs)
 	}
 	if !ok {
-		a, err := fs.bmapLocked(in, lbn)
+		a, sum, err := fs.bmapSumLocked(in, lbn)
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +322,7 @@ func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool, fresh []byte) 
 			in.d.Blocks++
 			in.changed()
 		} else if !whole {
-			if err := fs.readDataLocked(in, a, buf); err != nil {
+			if err := fs.readDataLocked(in, lbn, a, sum, buf); err != nil {
 				return nil, err
 			}
 		}

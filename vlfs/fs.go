@@ -100,16 +100,19 @@ type FS struct {
 type geometry struct {
 	bs       int    // block size
 	ipb      uint64 // inodes per inode block
+	summed   bool   // pointers carry data checksums (ondisk.FSVersionSums)
+	direct   uint64 // direct pointers per inode
 	per      uint64 // addresses per indirect block
 	perPiece uint64 // inode-block addresses per inode-map piece
 	payload  int    // piece payload size
 	maxBlock uint64 // first logical block number a file cannot have
 }
 
-func newGeometry(bs, payload int) geometry {
-	g := geometry{bs: bs, ipb: uint64(ondisk.InodesPerBlock(bs)), per: uint64(ondisk.PerIndirect(bs)),
+func newGeometry(bs, payload int, summed bool) geometry {
+	g := geometry{bs: bs, ipb: uint64(ondisk.InodesPerBlock(bs)), summed: summed,
+		direct: uint64(ondisk.NumDirectFor(summed)), per: uint64(ondisk.PerIndirectFor(bs, summed)),
 		perPiece: uint64(ondisk.PerPiece(payload)), payload: payload}
-	g.maxBlock = ondisk.NumDirect + g.per + g.per*g.per + g.per*g.per*g.per
+	g.maxBlock = g.direct + g.per + g.per*g.per + g.per*g.per*g.per
 	return g
 }
 

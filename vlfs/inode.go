@@ -102,12 +102,26 @@ func (fs *FS) readInodeLocked(ino uint64) (ondisk.Inode, error) {
 	off := (ino % fs.geo.ipb) * ondisk.InodeSize
 	d, err := ondisk.DecodeInode(blk[off:], ino)
 	if errors.Is(err, ondisk.ErrZeroed) {
-		return ondisk.Inode{Ino: ino}, nil
+		return ondisk.Inode{Ino: ino, Summed: fs.geo.summed}, nil
 	}
 	if err != nil {
 		return ondisk.Inode{}, fmt.Errorf("%w: %w", err, ErrCorrupt)
 	}
+	if err := fs.geo.checkLayout(&d); err != nil {
+		return ondisk.Inode{}, err
+	}
 	return d, nil
+}
+
+// checkLayout reports an inode record whose layout is not the file
+// system's (a summed inode in a version-3 image or the other way round):
+// its pointers would be read at the wrong offsets.
+func (g geometry) checkLayout(d *ondisk.Inode) error {
+	if d.Mode != 0 && d.Summed != g.summed {
+		return fmt.Errorf("inode %d: layout summed=%v in a file system with summed=%v: %w", d.Ino, d.Summed, g.summed, ErrCorrupt)
+	}
+	d.Summed = g.summed // a free slot takes the file system's layout
+	return nil
 }
 
 // inodeBlockLocked returns the current content of inode block ibn (all
@@ -143,7 +157,7 @@ func (fs *FS) newInodeLocked(mode, uid, gid uint32) (*inode, error) {
 	}
 	t := now()
 	in := &inode{ino: Ino(ino), d: ondisk.Inode{Mode: mode, Nlink: 1, Uid: uid, Gid: gid, Ino: ino,
-		Gen: gen + 1, Atime: t, Mtime: t, Ctime: t}}
+		Gen: gen + 1, Atime: t, Mtime: t, Ctime: t, Summed: fs.geo.summed}}
 	fs.inodes[in.ino] = in
 	fs.touchLocked(in)
 	return in, nil
@@ -158,7 +172,7 @@ func (fs *FS) freeInodeLocked(in *inode) error {
 	if in.d.Xattr != 0 {
 		fs.freeBlockLocked(in.d.Xattr)
 	}
-	in.d = ondisk.Inode{Ino: in.d.Ino, Gen: in.d.Gen}
+	in.d = ondisk.Inode{Ino: in.d.Ino, Gen: in.d.Gen, Summed: fs.geo.summed}
 	in.data, in.nodes, in.dir, in.xattrs, in.xattrDirty = nil, nil, nil, nil, false
 	fs.imap.release(uint64(in.ino))
 	delete(fs.orphans, in.ino)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/vlfs/vlfs/vld"
-	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // Read-only operations (GetAttr, Lookup, ReadDir, the planning of Read)
@@ -164,6 +163,13 @@ func (fs *FS) installDirLocked(r loadReq, bufs [][]byte) error {
 	}
 	ds := &dirState{ents: map[string]dirEnt{}}
 	for i, b := range bufs {
+		_, sum, err := fs.bmapSumLocked(in, uint64(i)) // cached: the check above found no miss
+		if err == nil {
+			err = fs.verifyBlock(in.ino, uint64(i), r.addrs[i], sum, b)
+		}
+		if err != nil {
+			return err
+		}
 		if err := fs.decodeDirBlock(in, ds, uint32(i), b); err != nil {
 			return err
 		}
@@ -198,7 +204,7 @@ func (fs *FS) warmPathsLocked(ino Ino, first, last uint64) {
 		if err != nil || !in.isReg() {
 			return err
 		}
-		for lbn := max(first, ondisk.NumDirect); lbn <= last && lbn < fs.geo.maxBlock; {
+		for lbn := max(first, fs.geo.direct); lbn <= last && lbn < fs.geo.maxBlock; {
 			if _, err := fs.bmapLocked(in, lbn); err != nil {
 				return err
 			}

@@ -94,7 +94,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 	if o.FlushInterval <= 0 {
 		o.FlushInterval = DefaultFlushInterval
 	}
-	geo := newGeometry(vol.BlockSize(), vol.PayloadSize())
+	geo := newGeometry(vol.BlockSize(), vol.PayloadSize(), sb.Version >= ondisk.FSVersionSums)
 	fs := &FS{vol: vol, opts: o, sb: sb, geo: geo, readOnly: o.ReadOnly,
 		imap: newInodeMap(geo), inodes: map[Ino]*inode{}, dirty: map[Ino]*inode{},
 		iblocks: map[uint64][]byte{}, flying: map[*byte]uint64{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
@@ -102,7 +102,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
 	fs.rec = newRecLog(sb, o, vol)
 	if o.salvage {
-		fs.salv = &salvage{}
+		fs.salv = &salvage{summed: geo.summed}
 	}
 	fs.stats.wake = make(chan struct{}, 1)
 	if o.TinyCaches {
@@ -269,6 +269,9 @@ func (fs *FS) walkLocked(rp *replay) ([]Ino, error) {
 				if n.Ino == 0 {
 					return fmt.Errorf("inode 0 in use: %w", ErrCorrupt)
 				}
+				if err := fs.geo.checkLayout(n); err != nil {
+					return err
+				}
 				used = append(used, *n)
 				return nil
 			})
@@ -375,8 +378,9 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
 	if err := w.fs.vol.ReadBlock(a, buf); err != nil {
 		return fmt.Errorf("inode %d: indirect block %d: %w", ino, a, err) // I/O: nothing to salvage
 	}
-	ptrs := make([]uint64, w.fs.geo.per)
-	if err := ondisk.DecodeIndirect(buf, ino, h, ptrs); err != nil {
+	nd := w.fs.geo.newNode()
+	ptrs := nd.ptrs
+	if err := ondisk.DecodeIndirect(buf, ino, h, ptrs, nd.sums); err != nil {
 		return w.cut(ino, h, base, a, fmt.Errorf("at %d: %w", a, err))
 	}
 	if numbered {

@@ -1,7 +1,5 @@
 package vlfs
 
-import "github.com/vlfs/vlfs/vlfs/ondisk"
-
 // A read that needs an indirect block not in memory used to read it under
 // FS.mu (nodeLocked), so a cold file's first read held every other
 // operation of the mount for a device read: milliseconds on the real-time
@@ -50,7 +48,7 @@ func (fs *FS) cachedNodeLocked(in *inode, k nodeKey) (*node, *nodeMiss) {
 // cachedBmapLocked is bmapLocked through loaded nodes only: the address
 // of lbn, or the node to load first.
 func (fs *FS) cachedBmapLocked(in *inode, lbn uint64) (uint64, *nodeMiss) {
-	if lbn < ondisk.NumDirect {
+	if lbn < fs.geo.direct {
 		return in.d.Direct[lbn], nil
 	}
 	if lbn >= fs.geo.maxBlock {

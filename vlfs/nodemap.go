@@ -145,7 +145,8 @@ func (fs *FS) readTreeNodeLocked(in *inode, k nodeKey, ptr uint64) (*node, error
 // treeNodeAtLocked returns node k of in, which ptr names, with its
 // address (and number) set and its pointers not yet read.
 func (fs *FS) treeNodeAtLocked(in *inode, k nodeKey, ptr uint64) (*node, error) {
-	n := &node{addr: ptr, ptrs: make([]uint64, fs.geo.per)}
+	n := fs.geo.newNode()
+	n.addr = ptr
 	if fs.numbered(k) {
 		n.num, n.addr = ptr, fs.imap.node(ptr)
 		if n.addr == 0 {
@@ -162,7 +163,7 @@ func (fs *FS) readTreeNode(ino Ino, k nodeKey, n *node) error {
 	if err := fs.vol.ReadBlock(n.addr, buf); err != nil {
 		return fmt.Errorf("inode %d: reading indirect block at %d: %w", ino, n.addr, err)
 	}
-	if err := ondisk.DecodeIndirect(buf, uint64(ino), int(k.height), n.ptrs); err != nil {
+	if err := ondisk.DecodeIndirect(buf, uint64(ino), int(k.height), n.ptrs, n.sums); err != nil {
 		return fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
 	}
 	return nil
@@ -203,7 +204,7 @@ func (fs *FS) nodeMovedLocked(in *inode, k nodeKey, n *node, a vld.Addr) error {
 // newTreeNodeLocked makes node k of in, empty and not yet written. A
 // numbered node takes its number now, and its parent names it at once.
 func (fs *FS) newTreeNodeLocked(in *inode, k nodeKey) (*node, error) {
-	n := &node{ptrs: make([]uint64, fs.geo.per)}
+	n := fs.geo.newNode()
 	in.dirtyNode(k, n)
 	in.d.Blocks++
 	fs.touchLocked(in)

@@ -304,14 +304,19 @@ func (x *fixture) readIs(t *testing.T, ino Ino, want []byte) {
 func TestSparseAndHugeFile(t *testing.T) {
 	x := newFixture(t)
 	fs := x.fs
-	offs := []int64{0, 12 * 4096, (12 + 509) * 4096, 5 << 30, 300 << 30}
+	// The first direct, single, double and triple indirect blocks' ranges
+	// (at the image's geometry: version 4 has 8 direct pointers and 339
+	// per indirect block), and half the largest file.
+	direct, per := int64(fs.geo.direct), int64(fs.geo.per)
+	huge := int64(fs.geo.maxFileSize() / 2)
+	offs := []int64{0, direct * 4096, (direct + per) * 4096, 5 << 30, huge}
 	for _, off := range offs {
 		must(fs.Write(x.f, off, []byte("marker"))).ok(t)
 	}
 	check := func() {
 		t.Helper()
 		a := must(x.fs.GetAttr(x.f)).ok(t)
-		if a.Size != uint64(300<<30+6) {
+		if a.Size != uint64(huge+6) {
 			t.Fatalf("size %d", a.Size)
 		}
 		for _, off := range offs {

@@ -84,7 +84,7 @@ func TestPunchAndZeroRange(t *testing.T) {
 				x.readIs(t, x.f, m.data)
 				want := uint64(len(m.blocks))
 				for lbn := range m.blocks {
-					if lbn >= 12 && lbn < 12+x.fs.geo.per { // the single indirect block holds their pointers
+					if lbn >= x.fs.geo.direct && lbn < x.fs.geo.direct+x.fs.geo.per { // the single indirect block holds their pointers
 						want++
 						break
 					}
@@ -110,15 +110,15 @@ func TestPunchFreesIndirectBlocks(t *testing.T) {
 	x := newFixture(t)
 	fs := x.fs
 	const bs = 4096
-	per := fs.geo.per    // pointers per indirect block
-	blocks := 12 + 4*per // direct, single indirect, three leaves under the double
+	per := fs.geo.per               // pointers per indirect block
+	blocks := fs.geo.direct + 4*per // direct, single indirect, three leaves under the double
 	buf := punchData(int(blocks)*bs, 3)
 	must(fs.Write(x.f, 0, buf)).ok(t)
 	must(0, fs.Fsync(x.f, false)).ok(t)
 	before := must(fs.StatFS()).ok(t)
 	blocksBefore := must(fs.GetAttr(x.f)).ok(t).Blocks
 	// The double indirect root's second leaf, wholly.
-	off, n := int64(12+2*per)*bs, int64(per)*bs
+	off, n := int64(fs.geo.direct+2*per)*bs, int64(per)*bs
 	must(0, fs.Fallocate(x.f, FallocPunchHole|FallocKeepSize, off, n)).ok(t)
 	if got, want := blocksBefore-must(fs.GetAttr(x.f)).ok(t).Blocks, (per+1)*bs/512; got != want {
 		t.Fatalf("st_blocks fell by %d, want %d (%d data blocks and their leaf)", got, want, per)

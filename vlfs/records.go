@@ -77,6 +77,7 @@ type recLog struct {
 type landing struct {
 	ino       Ino
 	lbn, addr uint64
+	sum       uint32 // the block's data checksum (summed geometry)
 }
 
 // newRecLog: records are written on version 3 with eager placement only.
@@ -101,13 +102,13 @@ func (r *recLog) reset() {
 
 // logLandingLocked records that block lbn of in landed at a (after
 // setPtrLocked; the caller counts the frees the landing made).
-func (fs *FS) logLandingLocked(in *inode, lbn uint64, a vld.Addr) {
+func (fs *FS) logLandingLocked(in *inode, lbn uint64, a vld.Addr, sum uint32) {
 	r := &fs.rec
 	if !r.on || !in.isReg() {
 		return
 	}
 	r.logged++
-	r.land = append(r.land, landing{in.ino, lbn, a})
+	r.land = append(r.land, landing{in.ino, lbn, a, sum})
 }
 
 // recordableLocked reports whether the changes since the last commit can
@@ -149,6 +150,7 @@ func (in *inode) recordable() bool {
 	}
 	x := in.base
 	x.Size, x.Blocks, x.Atime, x.Mtime, x.Ctime, x.Direct = in.d.Size, in.d.Blocks, in.d.Atime, in.d.Mtime, in.d.Ctime, in.d.Direct
+	x.DirectSum = in.d.DirectSum
 	return x == in.d
 }
 
@@ -178,7 +180,7 @@ func (fs *FS) planRecordLocked() (*recordPlan, error) {
 	}
 	r := &fs.rec
 	rp := &r.plan
-	rp.rec = ondisk.Record{Epoch: r.epoch, Seq: r.seq + 1, Files: rp.rec.Files[:0]}
+	rp.rec = ondisk.Record{Epoch: r.epoch, Seq: r.seq + 1, Files: rp.rec.Files[:0], Summed: fs.geo.summed}
 	rp.ins, rp.after, rp.ptrs = rp.ins[:0], rp.after[:0], rp.ptrs[:0]
 	land := lastPerBlock(r.land)
 	for _, in := range ins { // in inode order, as land
@@ -191,7 +193,7 @@ func (fs *FS) planRecordLocked() (*recordPlan, error) {
 		}
 		from := len(rp.ptrs)
 		for _, l := range land[:j] {
-			rp.ptrs = append(rp.ptrs, ondisk.RecordPtr{Lbn: l.lbn, Addr: l.addr})
+			rp.ptrs = append(rp.ptrs, ondisk.RecordPtr{Lbn: l.lbn, Addr: l.addr, Sum: l.sum})
 		}
 		land = land[j:]
 		rp.rec.Files = append(rp.rec.Files, ondisk.RecordFile{Ino: uint64(in.ino), Size: in.d.Size, Blocks: in.d.Blocks,

@@ -19,7 +19,7 @@ type replayStats struct {
 // address of every block they name and the last attributes of every file.
 type replay struct {
 	n     int                          // records
-	ptrs  map[uint64]map[uint64]uint64 // inode -> logical block -> address
+	ptrs  map[uint64]map[uint64]ondisk.RecordPtr // inode -> logical block -> where it is
 	files map[uint64]ondisk.RecordFile // inode -> its last record (Ptrs unused)
 }
 
@@ -60,23 +60,26 @@ func (fs *FS) takeRecords(pieces map[uint32][]byte) (*replay, error) {
 	}
 	recs = slices.DeleteFunc(recs, func(r ondisk.Record) bool { return r.Epoch < epoch })
 	slices.SortFunc(recs, func(a, b ondisk.Record) int { return int(a.Seq) - int(b.Seq) })
-	rp := &replay{n: len(recs), ptrs: map[uint64]map[uint64]uint64{}, files: map[uint64]ondisk.RecordFile{}}
+	rp := &replay{n: len(recs), ptrs: map[uint64]map[uint64]ondisk.RecordPtr{}, files: map[uint64]ondisk.RecordFile{}}
 	nb := fs.vol.NumBlocks()
 	for i, r := range recs {
 		if r.Epoch != epoch || r.Seq != uint32(i+1) {
 			return nil, fmt.Errorf("record %d of epoch %d where record %d of epoch %d belongs: %w", r.Seq, r.Epoch, i+1, epoch, ErrNeedsRepair)
 		}
+		if r.Summed != fs.geo.summed {
+			return nil, fmt.Errorf("record %d: layout summed=%v in a file system with summed=%v: %w", r.Seq, r.Summed, fs.geo.summed, ErrNeedsRepair)
+		}
 		for _, f := range r.Files {
 			m := rp.ptrs[f.Ino]
 			if m == nil {
-				m = map[uint64]uint64{}
+				m = map[uint64]ondisk.RecordPtr{}
 				rp.ptrs[f.Ino] = m
 			}
 			for _, p := range f.Ptrs {
 				if p.Lbn >= fs.geo.maxBlock || p.Addr == 0 || p.Addr >= nb {
 					return nil, fmt.Errorf("record %d: inode %d block %d at %d (volume of %d blocks): %w", r.Seq, f.Ino, p.Lbn, p.Addr, nb, ErrNeedsRepair)
 				}
-				m[p.Lbn] = p.Addr
+				m[p.Lbn] = p
 			}
 			f.Ptrs = nil
 			rp.files[f.Ino] = f
@@ -90,7 +93,8 @@ func (fs *FS) takeRecords(pieces map[uint32][]byte) (*replay, error) {
 // skipped what they replaced).
 func (fs *FS) markRecordedLocked(rp *replay) error {
 	for ino, m := range rp.ptrs {
-		for lbn, a := range m {
+		for lbn, p := range m {
+			a := p.Addr
 			if err := fs.vol.MarkLive(a); err != nil {
 				return fmt.Errorf("inode %d block %d, as a record says: %w", ino, lbn, err)
 			}
@@ -120,7 +124,7 @@ func (fs *FS) replayLocked(rp *replay) error {
 			if err := fs.prepareLocked(in, lbn); err != nil {
 				return fmt.Errorf("replaying inode %d block %d: %w", ino, lbn, err)
 			}
-			if _, err := fs.pointLocked(in, lbn, m[lbn]); err != nil {
+			if _, err := fs.pointLocked(in, lbn, m[lbn].Addr, m[lbn].Sum); err != nil {
 				return fmt.Errorf("replaying inode %d block %d: %w", ino, lbn, err)
 			}
 		}

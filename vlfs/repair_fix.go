@@ -18,6 +18,9 @@ func (c *checker) fixable() bool {
 				return false // a directory named twice: which name is right?
 			}
 		case FindParent, FindLinkCount, FindUnreachable, FindUnlinked, FindLeakedBlock, FindBlockCount:
+		case FindDataChecksum:
+			// Not fixed (no second copy) but no reason to leave the rest
+			// unrepaired: it stays among what is left, with why.
 		case FindSize:
 			if c.isDir[f.Ino] {
 				return false // a directory's size and blocks disagree

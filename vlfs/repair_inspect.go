@@ -91,7 +91,7 @@ func (fs *FS) MetaBlocks(data bool) ([]MetaBlock, error) {
 		if in.d.Xattr != 0 {
 			out = append(out, MetaBlock{MetaXattr, in.d.Xattr, in.ino})
 		}
-		err := fs.forEachBlockLocked(in, func(node bool, _ uint64, a uint64) error {
+		err := fs.forEachBlockLocked(in, func(node bool, _ uint64, a uint64, _ uint32) error {
 			switch {
 			case a == 0:
 			case node:

@@ -41,6 +41,7 @@ type salvage struct {
 	// tree, or a root made again): a directory whose ".." names one of
 	// them is linked back into it rather than into lost+found.
 	rebuilt map[Ino]bool
+	summed  bool // the file system's inode layout (geometry.summed)
 }
 
 // lostInode is an inode record that does not decode.
@@ -70,6 +71,8 @@ func (s *salvage) slots(buf []byte, ibn uint64, a vld.Addr, ipb uint64, used []o
 			continue // never written: free
 		case err == nil && n.Ino == 0 && !n.Free():
 			err = fmt.Errorf("inode 0 in use: %w", ErrCorrupt)
+		case err == nil && n.Summed != s.summed && !n.Free():
+			err = fmt.Errorf("inode %d: layout summed=%v, file system %v: %w", ino, n.Summed, s.summed, ErrCorrupt)
 		case err == nil && n.Free():
 			continue
 		}

@@ -24,7 +24,8 @@ func (fs *FS) SurgeryLeakNode(owner Ino) (uint64, error) {
 		return 0, fmt.Errorf("surgery: leak node: file-system version %d has no node map: %w", fs.sb.Version, ErrInvalid)
 	}
 	b := make([]byte, fs.geo.bs)
-	ondisk.EncodeIndirect(b, uint64(owner), 1, make([]uint64, fs.geo.per))
+	n := fs.geo.newNode()
+	ondisk.EncodeIndirect(b, uint64(owner), 1, n.ptrs, n.sums)
 	addrs, err := fs.vol.WriteBlocks([][]byte{b}, vld.WriteOpts{Meta: true})
 	if err != nil {
 		return 0, fmt.Errorf("surgery: leak node: %w", err)
@@ -43,7 +44,7 @@ var errFound = errors.New("found")
 func (fs *FS) SurgeryUnplaceNode(ino Ino) error {
 	return fs.surgery(ino, func(in *inode) error {
 		var num uint64
-		err := fs.forEachBlockLocked(in, func(node bool, lbn, _ uint64) error {
+		err := fs.forEachBlockLocked(in, func(node bool, lbn, _ uint64, _ uint32) error {
 			if node && lbn != 0 {
 				num = lbn
 				return errFound

@@ -80,7 +80,7 @@ func (fs *FS) treeScanLocked(in *inode, from uint64, data bool) (uint64, error) 
 	// Looking for data, at becomes the first mapped block; looking for a
 	// hole, it is the first block not seen mapped so far.
 	at, found := from, false
-	err := fs.forEachBlockFromLocked(in, from, func(node bool, lbn, _ uint64) error {
+	err := fs.forEachBlockFromLocked(in, from, func(node bool, lbn, _ uint64, _ uint32) error {
 		switch {
 		case node:
 			return nil

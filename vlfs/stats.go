@@ -74,6 +74,9 @@ type counters struct {
 	// unlockedMetaLoads: inode blocks and directories read-only operations
 	// loaded without FS.mu (meta_unlocked.go)
 	unlockedMetaLoads atomic.Int64
+	// checksumErrors: blocks read whose bytes did not match the data
+	// checksum their pointer carries (datasum.go)
+	checksumErrors atomic.Int64
 	// wall-clock latencies (WallStats)
 	wall struct{ fsync, commit, writeOut, plan, volume wallhist.Hist }
 
@@ -125,6 +128,7 @@ func (fs *FS) Stats() Stats {
 	s.UnlockedNodeLoads = fs.stats.unlockedNodeLoads.Load()
 	s.UnlockedMetaLoads = fs.stats.unlockedMetaLoads.Load()
 	s.SupersededBlocks = fs.stats.supersededBlocks.Load()
+	s.ChecksumErrors = fs.stats.checksumErrors.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
 	s.Inodes = fs.imap.nused

@@ -252,11 +252,12 @@ func (fs *FS) fileBlockWriteLocked(in *inode, lbn uint64, buf []byte, prev *pend
 	}
 	return pendingWrite{buf: buf, near: near, rep: rep, follows: follows, apply: func(a vld.Addr) error {
 		n0 := len(fs.pendingFree)
-		if err := fs.setPtrLocked(in, lbn, a); err != nil {
+		sum := fs.geo.sum(buf)
+		if err := fs.setPtrLocked(in, lbn, a, sum); err != nil {
 			return err
 		}
 		fs.rec.frees += len(fs.pendingFree) - n0 // the old copy's
-		fs.logLandingLocked(in, lbn, a)
+		fs.logLandingLocked(in, lbn, a, sum)
 		after(a)
 		return nil
 	}}, nil
@@ -277,7 +278,7 @@ func (fs *FS) dirWritesLocked(in *inode) ([]pendingWrite, error) {
 		}
 		near, rep := fs.nearLocked(in, uint64(i))
 		out = append(out, pendingWrite{buf: buf, near: near, rep: rep, apply: func(a vld.Addr) error {
-			if err := fs.setPtrLocked(in, uint64(i), a); err != nil {
+			if err := fs.setPtrLocked(in, uint64(i), a, fs.geo.sum(buf)); err != nil {
 				return err
 			}
 			db.dirty = false
@@ -388,7 +389,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, e
 			return pendingWrite{}, err
 		}
 	}
-	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs)
+	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs, n.sums)
 	near, rep := n.addr, n.addr != 0
 	if !rep {
 		near = fs.imap.addr(uint64(in.ino) / fs.geo.ipb)
@@ -473,6 +474,7 @@ func (fs *FS) encodeInodeBlockLocked(ibn uint64, group []*inode) ([]byte, error)
 	}
 	for _, in := range group {
 		off := (uint64(in.ino) % fs.geo.ipb) * ondisk.InodeSize
+		in.d.Summed = fs.geo.summed
 		in.d.Encode(blk[off:])
 	}
 	if !fs.imap.blockUsed(ibn) {

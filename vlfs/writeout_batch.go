@@ -260,11 +260,12 @@ func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 			first = errors.Join(first, err)
 			continue
 		}
-		if err := fs.setPtrLocked(f.in, f.lbn, a); err != nil {
+		sum := fs.geo.sum(f.buf)
+		if err := fs.setPtrLocked(f.in, f.lbn, a, sum); err != nil {
 			first = errors.Join(first, err)
 			continue
 		}
-		fs.logLandingLocked(f.in, f.lbn, a)
+		fs.logLandingLocked(f.in, f.lbn, a, sum)
 		fs.forgetDirtyLocked(f.in, f.lbn, f.buf)
 		if f.through {
 			// A stream's blocks would only push out what is worth keeping

@@ -43,6 +43,11 @@ func putHeader(b []byte, h blockHeader) {
 // getHeader validates b's size, magic, version, checksum and owner and
 // returns the header.
 func getHeader(what string, b []byte, magic uint32, owner uint64) (blockHeader, error) {
+	return getHeaderVersion(what, b, magic, owner, FormatVersion)
+}
+
+// getHeaderVersion is getHeader for a block of layout version version.
+func getHeaderVersion(what string, b []byte, magic uint32, owner uint64, version uint8) (blockHeader, error) {
 	if len(b) < MinBlockSize {
 		return blockHeader{}, fmt.Errorf("%s block of inode %d: %d bytes: %w", what, owner, len(b), ErrTooSmall)
 	}
@@ -51,7 +56,7 @@ func getHeader(what string, b []byte, magic uint32, owner uint64) (blockHeader, 
 	}
 	h := blockHeader{magic: le.Uint32(b), level: b[5], count: le.Uint16(b[6:]), owner: le.Uint64(b[8:])}
 	switch {
-	case h.magic != magic || b[4] != FormatVersion:
+	case h.magic != magic || b[4] != version:
 		return h, fmt.Errorf("%s block of inode %d: bad magic or version: %w", what, owner, ErrCorrupt)
 	case !sealed(b, blockCRCOff):
 		return h, fmt.Errorf("%s block of inode %d: checksum mismatch: %w", what, owner, ErrCorrupt)

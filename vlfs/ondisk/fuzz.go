@@ -3,6 +3,7 @@ package ondisk
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 )
@@ -55,8 +56,12 @@ func fuzzInode(data []byte) (int, error) {
 			}
 			out := make([]byte, InodeSize)
 			n.Encode(out)
-			if _, err := DecodeInode(out, ino); err != nil {
+			n2, err := DecodeInode(out, ino)
+			if err != nil {
 				return 0, fmt.Errorf("re-encoded inode rejected: %w", err)
+			}
+			if n2 != n {
+				return 0, fmt.Errorf("inode changed through a re-encoding:\n%+v\n%+v", n, n2)
 			}
 			score = 1
 		}
@@ -86,16 +91,30 @@ func fuzzIndirect(data []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
-			dst := make([]uint64, PerIndirect(len(x)))
-			if DecodeIndirect(x, owner, level, dst) != nil {
-				continue
+			for _, summed := range []bool{false, true} {
+				dst := make([]uint64, PerIndirectFor(len(x), summed))
+				var sums []uint32
+				if summed {
+					sums = make([]uint32, len(dst))
+				}
+				if DecodeIndirect(x, owner, level, dst, sums) != nil {
+					continue
+				}
+				out := make([]byte, len(x))
+				EncodeIndirect(out, owner, level, dst, sums)
+				dst2 := make([]uint64, len(dst))
+				var sums2 []uint32
+				if summed {
+					sums2 = make([]uint32, len(dst))
+				}
+				if err := DecodeIndirect(out, owner, level, dst2, sums2); err != nil {
+					return 0, fmt.Errorf("re-encoded indirect block (summed %v) rejected: %w", summed, err)
+				}
+				if !slices.Equal(dst, dst2) || !slices.Equal(sums, sums2) {
+					return 0, fmt.Errorf("indirect block (summed %v) changed through a re-encoding", summed)
+				}
+				score = 1
 			}
-			out := make([]byte, len(x))
-			EncodeIndirect(out, owner, level, dst)
-			if err := DecodeIndirect(out, owner, level, dst); err != nil {
-				return 0, fmt.Errorf("re-encoded indirect block rejected: %w", err)
-			}
-			score = 1
 		}
 		return score, nil
 	})

@@ -30,7 +30,10 @@ func FuzzInode(f *testing.F) {
 	b := make([]byte, InodeSize)
 	n := sampleInode()
 	n.Encode(b)
-	nativeFuzz(f, fuzzInode, withParam(33, b), withParam(1, make([]byte, InodeSize)))
+	sb := make([]byte, InodeSize)
+	n.Summed, n.Direct[11], n.DirectSum[0] = true, 0, 5
+	n.Encode(sb)
+	nativeFuzz(f, fuzzInode, withParam(33, b), withParam(33, sb), withParam(1, make([]byte, InodeSize)))
 }
 
 func FuzzInodeBlock(f *testing.F) {
@@ -45,8 +48,11 @@ func FuzzIndirect(f *testing.F) {
 	b := make([]byte, 512)
 	addrs := make([]uint64, PerIndirect(512))
 	addrs[1] = 99
-	EncodeIndirect(b, 3, 1, addrs)
-	nativeFuzz(f, fuzzIndirect, withParam(3<<8|1, b), withParam(0, make([]byte, 600)))
+	EncodeIndirect(b, 3, 1, addrs, nil)
+	s := make([]byte, 512)
+	n := PerIndirectSummed(512)
+	EncodeIndirect(s, 3, 1, make([]uint64, n), make([]uint32, n))
+	nativeFuzz(f, fuzzIndirect, withParam(3<<8|1, b), withParam(3<<8|1, s), withParam(0, make([]byte, 600)))
 }
 
 func FuzzDirBlock(f *testing.F) {
@@ -76,15 +82,21 @@ func FuzzPiece(f *testing.F) {
 func FuzzRecord(f *testing.F) {
 	b := make([]byte, 512)
 	r := Record{Epoch: 3, Seq: 2, Files: []RecordFile{{Ino: 7, Size: 9000, Blocks: 3, Mtime: Timespec{5, 6},
-		Ptrs: []RecordPtr{{0, 100}, {600, 101}}}, {Ino: 9}}}
+		Ptrs: []RecordPtr{{0, 100, 0}, {600, 101, 0}}}, {Ino: 9}}}
 	if _, err := EncodeRecord(b, &r); err != nil {
+		f.Fatal(err)
+	}
+	sb := make([]byte, 512)
+	r.Summed = true
+	r.Files[0].Ptrs[1].Sum = 77
+	if _, err := EncodeRecord(sb, &r); err != nil {
 		f.Fatal(err)
 	}
 	e := make([]byte, EpochSize)
 	if err := EncodeEpoch(e, 4); err != nil {
 		f.Fatal(err)
 	}
-	nativeFuzz(f, fuzzRecord, withParam(2, b), withParam(0, e))
+	nativeFuzz(f, fuzzRecord, withParam(2, b), withParam(2, sb), withParam(0, e))
 }
 
 func FuzzSuperblock(f *testing.F) {

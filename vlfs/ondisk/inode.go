@@ -32,6 +32,12 @@ import "fmt"
 //	232  [20]byte reserved (0)
 //	252  uint32 CRC-32C of the 256 bytes with this field zeroed
 //
+// A summed inode (format version SummedFormatVersion, FSVersionSums) has 8
+// direct pointers and their data checksums where version 1 has 12:
+//
+//	112  uint64 direct[8]   addresses of file blocks 0..7 (0 = hole)
+//	176  uint32 sum[8]      DataSum of each direct block (0 for a hole)
+//
 // A free slot is either all zero (never used) or a valid record with mode 0,
 // which keeps the generation for the next user of the slot.
 type Inode struct {
@@ -42,6 +48,10 @@ type Inode struct {
 	Xattr                       uint64
 	Direct                      [NumDirect]uint64
 	Indirect                    [NumIndirect]uint64
+	// Summed selects the summed layout: Direct[:NumDirectSummed] and
+	// DirectSum[:NumDirectSummed] are stored, the rest must stay zero.
+	Summed    bool
+	DirectSum [NumDirect]uint32
 }
 
 // Timespec is a time as seconds and nanoseconds since the Unix epoch.
@@ -89,7 +99,7 @@ func (n *Inode) Encode(b []byte) {
 	b = b[:InodeSize]
 	clear(b)
 	le.PutUint16(b[0:], InodeMagic)
-	b[2] = FormatVersion
+	b[2] = n.layout()
 	le.PutUint32(b[4:], n.Mode)
 	le.PutUint32(b[8:], n.Nlink)
 	le.PutUint32(b[12:], n.Uid)
@@ -104,8 +114,15 @@ func (n *Inode) Encode(b []byte) {
 	putTime(b[80:], n.Ctime)
 	le.PutUint64(b[96:], n.Parent)
 	le.PutUint64(b[104:], n.Xattr)
-	for i, a := range n.Direct {
-		le.PutUint64(b[112+8*i:], a)
+	if n.Summed {
+		for i := range NumDirectSummed {
+			le.PutUint64(b[112+8*i:], n.Direct[i])
+			le.PutUint32(b[176+4*i:], n.DirectSum[i])
+		}
+	} else {
+		for i, a := range n.Direct {
+			le.PutUint64(b[112+8*i:], a)
+		}
 	}
 	for i, a := range n.Indirect {
 		le.PutUint64(b[208+8*i:], a)
@@ -123,7 +140,7 @@ func DecodeInode(b []byte, ino uint64) (Inode, error) {
 	if allZero(b) {
 		return Inode{}, fmt.Errorf("inode %d: %w", ino, ErrZeroed)
 	}
-	if le.Uint16(b) != InodeMagic || b[2] != FormatVersion {
+	if le.Uint16(b) != InodeMagic || (b[2] != FormatVersion && b[2] != SummedFormatVersion) {
 		return Inode{}, fmt.Errorf("inode %d: bad magic or version: %w", ino, ErrCorrupt)
 	}
 	if !sealed(b, inodeCRCOff) {
@@ -141,14 +158,38 @@ func decodeInodeFields(b []byte) Inode {
 		Blocks: le.Uint64(b[48:]),
 		Atime:  getTime(b[56:]), Mtime: getTime(b[68:]), Ctime: getTime(b[80:]),
 		Parent: le.Uint64(b[96:]), Xattr: le.Uint64(b[104:]),
+		Summed: b[2] == SummedFormatVersion,
 	}
-	for i := range n.Direct {
-		n.Direct[i] = le.Uint64(b[112+8*i:])
+	if n.Summed {
+		for i := range NumDirectSummed {
+			n.Direct[i] = le.Uint64(b[112+8*i:])
+			n.DirectSum[i] = le.Uint32(b[176+4*i:])
+		}
+	} else {
+		for i := range n.Direct {
+			n.Direct[i] = le.Uint64(b[112+8*i:])
+		}
 	}
 	for i := range n.Indirect {
 		n.Indirect[i] = le.Uint64(b[208+8*i:])
 	}
 	return n
+}
+
+// layout is the format version n is encoded with.
+func (n *Inode) layout() byte {
+	if n.Summed {
+		return SummedFormatVersion
+	}
+	return FormatVersion
+}
+
+// NumDirectFor is the number of direct pointers an inode holds.
+func NumDirectFor(summed bool) int {
+	if summed {
+		return NumDirectSummed
+	}
+	return NumDirect
 }
 
 func (n *Inode) validate(ino uint64) error {

@@ -18,6 +18,8 @@ func TestSizes(t *testing.T) {
 		{"inode", InodeSize, 256},
 		{"inodes per 4K block", InodesPerBlock(4096), 16},
 		{"indirect per 4K block", PerIndirect(4096), 509},
+		{"summed indirect per 4K block", PerIndirectSummed(4096), 339},
+		{"summed inode direct pointers and sums", 112 + NumDirectSummed*12, 208},
 		{"dir capacity 4K", DirCapacity(4096), 4072},
 		{"addresses per 4000-byte piece", PerPiece(4000), 497},
 		{"inode end of fields", 232 + 20 + 4, InodeSize},
@@ -50,6 +52,36 @@ func TestInodeRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, n) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, n)
+	}
+}
+
+// TestSummedInodeRoundTrip: a summed inode keeps 8 direct pointers and
+// their sums, and a flipped sum is caught by the inode's CRC.
+func TestSummedInodeRoundTrip(t *testing.T) {
+	n := sampleInode()
+	n.Summed = true
+	for i := range n.Direct {
+		if i >= NumDirectSummed {
+			n.Direct[i] = 0
+			continue
+		}
+		n.DirectSum[i] = uint32(0xfeed0000 + i)
+	}
+	b := make([]byte, InodeSize)
+	n.Encode(b)
+	if b[2] != SummedFormatVersion {
+		t.Fatalf("layout byte %d, want %d", b[2], SummedFormatVersion)
+	}
+	got, err := DecodeInode(b, 33)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, n) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, n)
+	}
+	b[180] ^= 1 // sum[1]
+	if _, err := DecodeInode(b, 33); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("flipped sum: %v", err)
 	}
 }
 
@@ -120,7 +152,7 @@ func TestSuperblock(t *testing.T) {
 		s    Superblock
 	}{
 		{"version 0", Superblock{Version: 0, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
-		{"version 4", Superblock{Version: FSVersionRecords + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
+		{"version 5", Superblock{Version: FSVersionSums + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"version", Superblock{Version: 9, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"block size", Superblock{Version: FormatVersion, BlockSize: 3000, InodeSize: InodeSize, RootIno: 1}},
 		{"inode size", Superblock{Version: FormatVersion, BlockSize: 4096, InodeSize: 128, RootIno: 1}},
@@ -141,18 +173,42 @@ func TestIndirect(t *testing.T) {
 	b := make([]byte, testBS)
 	addrs := make([]uint64, PerIndirect(testBS))
 	addrs[0], addrs[508] = 9, 1<<40
-	EncodeIndirect(b, 5, 2, addrs)
+	EncodeIndirect(b, 5, 2, addrs, nil)
 	got := make([]uint64, len(addrs))
-	if err := DecodeIndirect(b, 5, 2, got); err != nil || !reflect.DeepEqual(got, addrs) {
+	if err := DecodeIndirect(b, 5, 2, got, nil); err != nil || !reflect.DeepEqual(got, addrs) {
 		t.Fatalf("round trip: %v", err)
 	}
 	for _, c := range []struct {
 		owner uint64
 		level int
 	}{{6, 2}, {5, 1}} {
-		if err := DecodeIndirect(b, c.owner, c.level, got); !errors.Is(err, ErrCorrupt) {
+		if err := DecodeIndirect(b, c.owner, c.level, got, nil); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("owner %d level %d: %v", c.owner, c.level, err)
 		}
+	}
+	// A version-1 block is not a summed one, nor the other way round.
+	n := PerIndirectSummed(testBS)
+	if err := DecodeIndirect(b, 5, 2, make([]uint64, n), make([]uint32, n)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("version-1 block read as summed: %v", err)
+	}
+}
+
+func TestSummedIndirect(t *testing.T) {
+	b := make([]byte, testBS)
+	n := PerIndirectSummed(testBS)
+	addrs, sums := make([]uint64, n), make([]uint32, n)
+	addrs[0], addrs[n-1] = 9, 1<<40
+	sums[0], sums[n-1] = 0xdeadbeef, 1
+	EncodeIndirect(b, 5, 1, addrs, sums)
+	gotA, gotS := make([]uint64, n), make([]uint32, n)
+	if err := DecodeIndirect(b, 5, 1, gotA, gotS); err != nil || !reflect.DeepEqual(gotA, addrs) || !reflect.DeepEqual(gotS, sums) {
+		t.Fatalf("round trip: %v", err)
+	}
+	if err := DecodeIndirect(b, 5, 1, make([]uint64, PerIndirect(testBS)), nil); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("summed block read as version 1: %v", err)
+	}
+	if !allZero(b[BlockHeaderSize+12*n:]) {
+		t.Error("padding after the sums is not zero")
 	}
 }
 

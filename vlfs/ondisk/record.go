@@ -40,6 +40,11 @@ import (
 //	    60  uint32 number of block pointers n
 //	    64  n x (uint64 logical block number, uint64 address)
 //
+// A summed record (version SummedFormatVersion, FSVersionSums) has each
+// pointer followed by the data block's checksum:
+//
+//	64  n x (uint64 logical block number, uint64 address, uint32 DataSum)
+//
 // Epoch layout (piece RecordPieceBase):
 //
 //	 0  uint32 magic "VEPO"
@@ -51,6 +56,8 @@ type Record struct {
 	Epoch uint64
 	Seq   uint32
 	Files []RecordFile
+	// Summed selects the summed layout (each pointer carries Sum).
+	Summed bool
 }
 
 // RecordFile is one file's part of a record.
@@ -60,8 +67,12 @@ type RecordFile struct {
 	Ptrs                []RecordPtr
 }
 
-// RecordPtr says logical block Lbn of the file is now at Addr.
-type RecordPtr struct{ Lbn, Addr uint64 }
+// RecordPtr says logical block Lbn of the file is now at Addr, whose
+// bytes have checksum Sum (summed records only).
+type RecordPtr struct {
+	Lbn, Addr uint64
+	Sum       uint32
+}
 
 // Wire constants of log records. Never change.
 const (
@@ -70,9 +81,11 @@ const (
 	RecordHeaderSize = 32
 	RecordFileSize   = 64
 	RecordPtrSize    = 16
-	EpochSize        = 20
-	recordCRCOff     = 24
-	epochCRCOff      = 16
+	// RecordSummedPtrSize is a summed record's pointer size.
+	RecordSummedPtrSize = 20
+	EpochSize           = 20
+	recordCRCOff        = 24
+	epochCRCOff         = 16
 	// RecordPieceBase is the epoch's piece; records follow it. Node pieces
 	// (NodePieceBase and up) stay below it.
 	RecordPieceBase = 0xffff0000
@@ -88,9 +101,28 @@ func IsRecordPiece(p uint32) bool { return p >= RecordPieceBase }
 func (r *Record) Size() int {
 	n := RecordHeaderSize
 	for i := range r.Files {
-		n += RecordFileSize + RecordPtrSize*len(r.Files[i].Ptrs)
+		n += RecordFileSize + r.PtrSize()*len(r.Files[i].Ptrs)
 	}
 	return n
+}
+
+// PtrSize is the encoded size of one of r's pointers.
+func (r *Record) PtrSize() int { return RecordPtrSizeFor(r.Summed) }
+
+// RecordPtrSizeFor is a record pointer's encoded size.
+func RecordPtrSizeFor(summed bool) int {
+	if summed {
+		return RecordSummedPtrSize
+	}
+	return RecordPtrSize
+}
+
+// layout is the format version r is encoded with.
+func (r *Record) layout() byte {
+	if r.Summed {
+		return SummedFormatVersion
+	}
+	return FormatVersion
 }
 
 // EncodeRecord writes r into b and returns the bytes used; ErrTooLarge if
@@ -107,7 +139,7 @@ func EncodeRecord(b []byte, r *Record) (int, error) {
 	}
 	clear(b[:RecordHeaderSize])
 	le.PutUint32(b[0:], RecordMagic)
-	b[4] = FormatVersion
+	b[4] = r.layout()
 	le.PutUint64(b[8:], r.Epoch)
 	le.PutUint32(b[16:], r.Seq)
 	le.PutUint32(b[20:], uint32(n))
@@ -127,7 +159,10 @@ func EncodeRecord(b []byte, r *Record) (int, error) {
 		for _, p := range f.Ptrs {
 			le.PutUint64(b[off:], p.Lbn)
 			le.PutUint64(b[off+8:], p.Addr)
-			off += RecordPtrSize
+			if r.Summed {
+				le.PutUint32(b[off+16:], p.Sum)
+			}
+			off += r.PtrSize()
 		}
 	}
 	seal(b[:n], recordCRCOff)
@@ -144,7 +179,7 @@ func DecodeRecord(b []byte, seq uint32) (Record, error) {
 	}
 	n := int(le.Uint32(b[20:]))
 	switch {
-	case le.Uint32(b) != RecordMagic || b[4] != FormatVersion:
+	case le.Uint32(b) != RecordMagic || (b[4] != FormatVersion && b[4] != SummedFormatVersion):
 		return Record{}, fmt.Errorf("record %d: bad magic or version: %w", seq, ErrCorrupt)
 	case n < RecordHeaderSize || n > len(b):
 		return Record{}, fmt.Errorf("record %d: says %d bytes of %d: %w", seq, n, len(b), ErrCorrupt)
@@ -153,7 +188,8 @@ func DecodeRecord(b []byte, seq uint32) (Record, error) {
 	case le.Uint32(b[16:]) != seq:
 		return Record{}, fmt.Errorf("record %d: says record %d: %w", seq, le.Uint32(b[16:]), ErrCorrupt)
 	}
-	r := Record{Epoch: le.Uint64(b[8:]), Seq: seq}
+	r := Record{Epoch: le.Uint64(b[8:]), Seq: seq, Summed: b[4] == SummedFormatVersion}
+	ps := r.PtrSize()
 	nf := int(le.Uint16(b[28:]))
 	off := RecordHeaderSize
 	for range nf {
@@ -168,13 +204,16 @@ func DecodeRecord(b []byte, seq uint32) (Record, error) {
 		}
 		np := int(le.Uint32(e[60:]))
 		off += RecordFileSize
-		if np > (n-off)/RecordPtrSize {
+		if np > (n-off)/ps {
 			return Record{}, fmt.Errorf("record %d: inode %d: %d pointers overrun %d bytes: %w", seq, f.Ino, np, n, ErrCorrupt)
 		}
 		f.Ptrs = make([]RecordPtr, np)
 		for j := range f.Ptrs {
 			f.Ptrs[j] = RecordPtr{Lbn: le.Uint64(b[off:]), Addr: le.Uint64(b[off+8:])}
-			off += RecordPtrSize
+			if r.Summed {
+				f.Ptrs[j].Sum = le.Uint32(b[off+16:])
+			}
+			off += ps
 		}
 		r.Files = append(r.Files, f)
 	}

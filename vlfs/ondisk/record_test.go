@@ -14,8 +14,11 @@ func TestRecordRoundTrip(t *testing.T) {
 		{"times only", Record{Epoch: 1, Seq: 1, Files: []RecordFile{{Ino: 2, Size: 10, Ptrs: []RecordPtr{}}}}},
 		{"pointers", Record{Epoch: 1 << 40, Seq: MaxRecordSlots, Files: []RecordFile{
 			{Ino: 5, Size: 1 << 33, Blocks: 9, Atime: Timespec{-1, 2}, Mtime: Timespec{3, 999999999}, Ctime: Timespec{5, 6},
-				Ptrs: []RecordPtr{{0, 4}, {11, 5}, {1 << 30, 6}}},
-			{Ino: 6, Ptrs: []RecordPtr{{12, 7}}}}}},
+				Ptrs: []RecordPtr{{0, 4, 0}, {11, 5, 0}, {1 << 30, 6, 0}}},
+			{Ino: 6, Ptrs: []RecordPtr{{12, 7, 0}}}}}},
+		{"summed pointers", Record{Epoch: 2, Seq: 3, Summed: true, Files: []RecordFile{
+			{Ino: 5, Size: 1 << 20, Ptrs: []RecordPtr{{0, 4, 0xdeadbeef}, {11, 5, 1}}},
+			{Ino: 6, Ptrs: []RecordPtr{{12, 7, 0}}}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,11 +75,15 @@ func TestRecordRefusals(t *testing.T) {
 // TestRecordSizes pins the wire sizes: a record of one file and one block
 // must fit a 512-byte sector (issue 33's sector-sized log pieces).
 func TestRecordSizes(t *testing.T) {
-	r := Record{Epoch: 1, Seq: 1, Files: []RecordFile{{Ino: 1, Ptrs: []RecordPtr{{0, 1}}}}}
+	r := Record{Epoch: 1, Seq: 1, Files: []RecordFile{{Ino: 1, Ptrs: []RecordPtr{{0, 1, 0}}}}}
 	if got := r.Size(); got != 112 {
 		t.Fatalf("one file, one pointer: %d bytes, want 112", got)
 	}
-	if RecordHeaderSize != 32 || RecordFileSize != 64 || RecordPtrSize != 16 || EpochSize != 20 {
+	r.Summed = true
+	if got := r.Size(); got != 116 {
+		t.Fatalf("summed, one file, one pointer: %d bytes, want 116", got)
+	}
+	if RecordHeaderSize != 32 || RecordFileSize != 64 || RecordPtrSize != 16 || RecordSummedPtrSize != 20 || EpochSize != 20 {
 		t.Fatal("record wire sizes changed")
 	}
 }

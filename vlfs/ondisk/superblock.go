@@ -11,7 +11,7 @@ import (
 // Layout (48 bytes, little-endian):
 //
 //	 0  [8]byte magic "VLFSSUPR"
-//	 8  uint32  file-system version (FSVersionAddr, FSVersionNodeMap or FSVersionRecords)
+//	 8  uint32  file-system version (FSVersionAddr .. FSVersionSums)
 //	12  uint32  block size (bytes; power of two, 512..65536)
 //	16  uint32  inode size (bytes; InodeSize)
 //	20  uint32  flags (0; reserved)
@@ -59,8 +59,14 @@ const (
 	// data; a later full commit writes those, and recovery replays the
 	// records made since it.
 	FSVersionRecords = 3
+	// FSVersionSums: version 3, and every pointer to a data block (an
+	// inode's direct pointers, an indirect block's, a log record's)
+	// carries the block's CRC-32C (datasum.go), so that a damaged or
+	// stale data block reads as an error, never as wrong bytes. An inode
+	// then has 8 direct pointers and an indirect block 339 (4 KiB).
+	FSVersionSums = 4
 	// FSVersion is what mkfs makes by default.
-	FSVersion = FSVersionRecords
+	FSVersion = FSVersionSums
 )
 
 // Block-size bounds accepted by the format.
@@ -111,8 +117,8 @@ func DecodeSuperblock(b []byte) (Superblock, error) {
 // Validate checks the fields a decoder cannot check by checksum alone.
 func (s *Superblock) Validate() error {
 	switch {
-	case s.Version < FSVersionAddr || s.Version > FSVersionRecords:
-		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d to %d): %w", s.Version, FSVersionAddr, FSVersionRecords, ErrCorrupt)
+	case s.Version < FSVersionAddr || s.Version > FSVersionSums:
+		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d to %d): %w", s.Version, FSVersionAddr, FSVersionSums, ErrCorrupt)
 	case !ValidBlockSize(int(s.BlockSize)):
 		return fmt.Errorf("superblock: block size %d: %w", s.BlockSize, ErrCorrupt)
 	case s.InodeSize != InodeSize:

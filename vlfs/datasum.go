@@ -1,0 +1,46 @@
+package vlfs
+
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+// Data checksums (file-system version 4, ondisk/datasum.go): every pointer
+// to a file or directory block carries the CRC-32C of the block, set when
+// the block is written (the bytes handed to the volume) and kept when the
+// compactor moves it. Each read of a data block from the volume is
+// checked against it before a byte reaches the caller, so damage, a lost
+// write or a stale older copy reads as EIO (counted and logged with the
+// inode and the offset), never as wrong bytes.
+
+// ErrChecksum marks a block whose bytes do not match the checksum its
+// pointer carries. It wraps ErrCorrupt: the answer is EIO and the image
+// wants fsck.
+var ErrChecksum = fmt.Errorf("vlfs: data checksum mismatch: %w", ErrCorrupt)
+
+// sumCheck is what verifying a block read needs: where it is in its file
+// and the checksum its pointer carried when the read was planned.
+type sumCheck struct {
+	lbn uint64
+	sum uint32
+}
+
+// verifyBlock checks block lbn of ino, read from a into b, against sum. It
+// needs no lock: the counter is atomic and the log line is the logger's.
+func (fs *FS) verifyBlock(ino Ino, lbn uint64, a vld.Addr, sum uint32, b []byte) error {
+	if !fs.geo.summed {
+		return nil
+	}
+	got := ondisk.DataSum(b)
+	if got == sum {
+		return nil
+	}
+	fs.stats.checksumErrors.Add(1)
+	off := lbn * uint64(fs.geo.bs)
+	err := fmt.Errorf("inode %d: block %d (bytes %d..%d) at %d: checksum %#08x, pointer says %#08x: %w",
+		ino, lbn, off, off+uint64(fs.geo.bs)-1, a, got, sum, ErrChecksum)
+	fs.logf("vlfs: %v", err)
+	return err
+}
