@@ -3,6 +3,7 @@ package damage
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 
@@ -19,6 +20,9 @@ type file struct {
 	path string
 	size uint64
 	sum  [sha256.Size]byte
+	// eio: a read failed its data checksum (version 4): the file is
+	// there, its damaged bytes read as EIO
+	eio bool
 }
 
 // snapshot walks fs from the root and hashes every regular file.
@@ -47,6 +51,9 @@ func snapshot(fs *vlfs.FS) (*tree, error) {
 				}
 			case vondisk.ModeReg:
 				f, err := hashFile(fs, e.Ino, -1)
+				if errors.Is(err, vlfs.ErrChecksum) {
+					f, err = file{eio: true}, nil
+				}
 				if err != nil {
 					return fmt.Errorf("reading %s: %w", p, err)
 				}
@@ -89,8 +96,9 @@ func hashFile(fs *vlfs.FS, ino vlfs.Ino, n int64) (file, error) {
 }
 
 // compare checks after against before: a file the damaged block did not
-// hold (hits) has its bytes, wherever it is; one it held is gone or a
-// prefix of its bytes (checked against base, the undamaged image).
+// hold (hits) has its bytes, wherever it is; one it held is gone, a
+// prefix of its bytes (checked against base, the undamaged image), or
+// reads EIO where its data failed its checksum.
 func compare(before, after *tree, base *vlfs.FS, hits []vlfs.Ino, fail func(string, ...any)) Files {
 	var n Files
 	hit := map[vlfs.Ino]bool{}
@@ -104,6 +112,10 @@ func compare(before, after *tree, base *vlfs.FS, hits []vlfs.Ino, fail func(stri
 			n.Lost++
 		case !ok:
 			fail("%s (inode %d): not reachable after the repair, though the damaged block did not hold it", b.path, ino)
+		case a.eio && hit[ino]:
+			n.Unreadable++
+		case a.eio:
+			fail("%s (inode %d): reads EIO after the repair, though the damaged block did not hold it", b.path, ino)
 		case a.size == b.size && a.sum == b.sum && a.path == b.path:
 			n.Intact++
 		case a.size == b.size && a.sum == b.sum:

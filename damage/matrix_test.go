@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vlfs"
+	vondisk "github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // testImage is a 16 MiB image with files in several inode blocks, an
@@ -15,12 +16,18 @@ import (
 // with directory blocks (many synced commits move the log window).
 func testImage(t *testing.T) *device.Mem {
 	t.Helper()
+	return testImageVersion(t, 0)
+}
+
+// testImageVersion is testImage at file-system version v (0: the default).
+func testImageVersion(t *testing.T, v uint32) *device.Mem {
+	t.Helper()
 	m, err := disk.Preset("st19101")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dev := device.NewMem(16 << 20)
-	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Version: v}); err != nil {
 		t.Fatal(err)
 	}
 	fs, err := vlfs.Mount(noClose{dev}, vlfs.Options{})
@@ -86,11 +93,11 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
-// TestMatrixSeesUndetectedData: file data carries no checksum yet (issue
-// 34 item 2), so random bytes in a data block read back as the file's:
-// the matrix must report that as a failure, not pass it.
+// TestMatrixSeesUndetectedData: a version-3 image carries no data
+// checksums, so random bytes in a data block read back as the file's: the
+// matrix must report that as a failure (it is what version 4 fixes).
 func TestMatrixSeesUndetectedData(t *testing.T) {
-	rep, err := Run(Config{Image: testImage(t), Kinds: []string{vlfs.MetaData}, Damages: []string{"random"}, Samples: 3, Seed: 2})
+	rep, err := Run(Config{Image: testImageVersion(t, vondisk.FSVersionRecords), Kinds: []string{vlfs.MetaData}, Damages: []string{"random"}, Samples: 3, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,4 +105,22 @@ func TestMatrixSeesUndetectedData(t *testing.T) {
 		t.Fatalf("random bytes in %d data blocks, and no failure reported: %+v", len(rep.Cases), rep.Rows)
 	}
 	t.Logf("first failure: %s", rep.Cases[0].Failures)
+}
+
+// TestMatrixDataReadsEIO: on version 4 every damage to a data block is
+// found, the repair leaves the rest clean, and the file it held reads EIO
+// (never wrong bytes) while every other file is intact.
+func TestMatrixDataReadsEIO(t *testing.T) {
+	rep, err := Run(Config{Image: testImage(t), Kinds: []string{vlfs.MetaData}, Samples: 4, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Cases {
+		if !c.Detected || !c.Repaired || c.Unreadable != 1 || len(c.Failures) > 0 {
+			t.Errorf("%s at %d: detected %v repaired %v, %d files read EIO, failures %v", c.Damage, c.Addr, c.Detected, c.Repaired, c.Unreadable, c.Failures)
+		}
+	}
+	if len(rep.Cases) != 12 {
+		t.Fatalf("%d cases, want 4 blocks x 3 damages", len(rep.Cases))
+	}
 }

@@ -94,9 +94,9 @@ func runDamage(args []string, stdout, stderr io.Writer) int {
 
 func printDamage(w io.Writer, res *damageResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "kind\tdamage\tcases\tdetected\trepaired\tfiles intact\tmoved\ttruncated\tlost\tfailed")
+	fmt.Fprintln(tw, "kind\tdamage\tcases\tdetected\trepaired\tfiles intact\tmoved\ttruncated\tlost\treads EIO\tfailed")
 	for _, r := range res.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", r.Kind, r.Damage, r.Cases, r.Detected, r.Repaired, r.Intact, r.Moved, r.Truncated, r.Lost, r.Failed)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", r.Kind, r.Damage, r.Cases, r.Detected, r.Repaired, r.Intact, r.Moved, r.Truncated, r.Lost, r.Unreadable, r.Failed)
 	}
 	tw.Flush()
 	for _, c := range res.Cases {

@@ -17,8 +17,14 @@ import (
 // known contents and returns its path and the inode numbers by path.
 func fsckImageFixture(t *testing.T) (string, map[string]vlfs.Ino) {
 	t.Helper()
+	return fsckImageFixtureArgs(t)
+}
+
+// fsckImageFixtureArgs is fsckImageFixture with extra mkfs arguments.
+func fsckImageFixtureArgs(t *testing.T, mkfs ...string) (string, map[string]vlfs.Ino) {
+	t.Helper()
 	img := filepath.Join(t.TempDir(), "a.img")
-	mustRun(t, "mkfs", "--size", "16MiB", img)
+	mustRun(t, append(append([]string{"mkfs", "--size", "16MiB"}, mkfs...), img)...)
 	fs := openFS(t, img, false)
 	inos := map[string]vlfs.Ino{}
 	mk := func(dir vlfs.Ino, name, path string, isDir bool) vlfs.Ino {

@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"cstar":   {"optimal write batch size c* for a disk (Carson & Setia)", runCstar},
 		"disk":    {"logical-disk mode: ext4 or fuse2fs on the VLD (vlfs disk help)", runDisk},
 		"fsck":    {"check an image (exit 0 clean, 4 errors left, 8 failure)", runFsck},
+		"scrub":   {"read every file of a live mount so that damaged data (failing its checksum) is found and named (exit 0 none, 4 damaged files, 8 failure)", runScrub},
 		"damage":  {"damage matrix: damage copies of an image block by block, repair each, check what survives", runDamage},
 		"inspect": {"print an image's structures; --damage surgery for tests (vlfs inspect --help)", runInspect},
 		"mkfs":    {"create and format an image (vlfs mkfs [--disk D] [--size S] IMAGE)", runMkfs},
