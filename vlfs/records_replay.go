@@ -18,9 +18,9 @@ type replayStats struct {
 // replay is what the records of the durable epoch say, folded: the last
 // address of every block they name and the last attributes of every file.
 type replay struct {
-	n     int                          // records
+	n     int                                    // records
 	ptrs  map[uint64]map[uint64]ondisk.RecordPtr // inode -> logical block -> where it is
-	files map[uint64]ondisk.RecordFile // inode -> its last record (Ptrs unused)
+	files map[uint64]ondisk.RecordFile           // inode -> its last record (Ptrs unused)
 }
 
 // overridden reports whether the records name block lbn of ino: the
