@@ -9,6 +9,7 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vlfs"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // The idle sweep on the file system: the same bursts of random 4 KiB
@@ -108,7 +109,7 @@ func vlfsImage(cfg IdleConfig, m *disk.Model, u float64) (*vlfsImg, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &vlfsImg{g: newDepthGeometry(int(st.Bsize))}
+	im := &vlfsImg{g: newDepthGeometry(int(st.Bsize), fs.Stats().FSVersion >= ondisk.FSVersionSums)}
 	if u > 0 {
 		im.upd = blockRange{n: vlfsFileBlocks(st, u)}
 	} else {

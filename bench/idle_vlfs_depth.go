@@ -26,17 +26,19 @@ func (d ptrDepth) String() string {
 	return "depth-unknown"
 }
 
-// depthGeometry is a vlfs inode's block tree for one block size.
-type depthGeometry struct{ per int64 } // addresses per indirect block
+// depthGeometry is a vlfs inode's block tree for one block size and
+// layout (summed: file-system version 4's, with 8 direct pointers and
+// fewer per indirect block).
+type depthGeometry struct{ direct, per int64 } // direct pointers; addresses per indirect block
 
-func newDepthGeometry(blockBytes int) depthGeometry {
-	return depthGeometry{per: int64(ondisk.PerIndirect(blockBytes))}
+func newDepthGeometry(blockBytes int, summed bool) depthGeometry {
+	return depthGeometry{direct: int64(ondisk.NumDirectFor(summed)), per: int64(ondisk.PerIndirectFor(blockBytes, summed))}
 }
 
 // span is how many logical blocks depth d covers.
 func (g depthGeometry) span(d ptrDepth) int64 {
 	if d == 0 {
-		return ondisk.NumDirect
+		return g.direct
 	}
 	s := int64(1)
 	for range d {

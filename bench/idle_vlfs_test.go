@@ -9,7 +9,7 @@ import (
 )
 
 func TestDepthGeometry(t *testing.T) {
-	g := newDepthGeometry(4096) // 509 addresses per indirect block
+	g := newDepthGeometry(4096, false) // 12 direct, 509 addresses per indirect block
 	const single, double = 12, 12 + 509
 	for _, c := range []struct {
 		lbn  int64
@@ -36,6 +36,14 @@ func TestDepthGeometry(t *testing.T) {
 	}
 	if r := g.depthMatched(2, 327); r.base != double || r.n != 327 {
 		t.Errorf("depthMatched(double, 327) = %+v, want base %d", r, double)
+	}
+	// Version 4: 8 direct, 339 per indirect block.
+	s := newDepthGeometry(4096, true)
+	if d := s.depth(8); d != 1 {
+		t.Errorf("summed depth(8) = %v, want single-indirect", d)
+	}
+	if d := s.depth(8 + 339); d != 2 {
+		t.Errorf("summed depth(347) = %v, want double-indirect", d)
 	}
 }
 
