@@ -55,7 +55,9 @@ type PeersConfig struct {
 	// Rounds > 1 runs every target that many times, rotating which goes
 	// first, and reports medians (peers_rounds.go).
 	Rounds int
-	Logf   func(format string, args ...any) // progress (stderr)
+	// FSVersion is the vlfs image's file-system version (0: mkfs's default).
+	FSVersion uint32
+	Logf      func(format string, args ...any) // progress (stderr)
 }
 
 // PeersSizes are the workload sizes.

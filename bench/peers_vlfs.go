@@ -92,7 +92,7 @@ func mkfsVLFS(cfg PeersConfig, img string) error {
 	if err != nil {
 		return err
 	}
-	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model, Version: cfg.FSVersion}); err != nil {
 		dev.Close()
 		return fmt.Errorf("vlfs mkfs: %w", err)
 	}

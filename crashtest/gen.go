@@ -57,7 +57,8 @@ func coreOps() []core {
 	return out
 }
 
-// deepOffset is past 12 direct and 509 single-indirect 4 KiB blocks: a
+// deepOffset is past the direct and single-indirect 4 KiB blocks of both
+// inode layouts (12 + 509, and version 4's 8 + 339): a
 // write there makes a double-indirect root and a leaf under it, which
 // file-system version 2 names by node number through the inode map.
 const deepOffset = 2100 << 10

@@ -31,11 +31,12 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	sparse := fl.Bool("sparse", false, "leave the fuse2fs and vlfs images sparse (default: written full of zeros first, as a disk has no holes)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	quiet := fl.Bool("q", false, "no progress on stderr")
+	fsVersion := fl.Uint("fs-version", 0, "vlfs's file-system version (0: mkfs's default; 3 has no data checksums, for measuring what they cost)")
 	rounds := fl.Int("rounds", 1, "run every target this many times, rotating which goes first, and report medians with each round's ratios (a noisy host moves one run's ratios)")
 	var sz sizeFlags
 	sz.register(fl)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--rounds N] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--rounds N] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--fs-version N] [--json]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -50,7 +51,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile, ProfileDir: *profileDir,
-		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}}
+		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}, FSVersion: uint32(*fsVersion)}
 	if *quick {
 		cfg.Sizes = bench.QuickPeersSizes()
 	}
