@@ -92,10 +92,8 @@ type checker struct {
 	counted  map[Ino]uint64 // blocks found in each inode's tree
 	maxLbn   map[Ino]uint64 // one past each inode's last block
 	nodeOf   map[uint64]Ino // node number -> the inode whose tree names it
-	// damaged: data blocks that failed their checksum (check_scrub.go);
-	// scrubbedBlocks: data blocks the scrub read
-	damaged        []scrubbed
-	scrubbedBlocks int64
+	// damaged: data blocks that failed their checksum (check_scrub.go)
+	damaged []scrubbed
 }
 
 func newChecker(fs *FS) *checker {

@@ -18,10 +18,9 @@ const scrubBatch = 256
 
 // scrubbed is a data block that failed its checksum.
 type scrubbed struct {
-	ino      Ino
-	lbn, got uint64
-	addr     uint64
-	sum      uint32
+	ino       Ino
+	lbn, addr uint64
+	sum, got  uint32 // the pointer's checksum, and the bytes'
 }
 
 // scrubber reads one inode's data blocks in batches.
@@ -68,11 +67,10 @@ func (s *scrubber) flush() {
 	} else {
 		for i, b := range bufs {
 			if got := ondisk.DataSum(b); got != s.sums[i] {
-				c.damaged = append(c.damaged, scrubbed{ino: s.ino, lbn: s.lbns[i], addr: s.addrs[i], sum: s.sums[i], got: uint64(got)})
+				c.damaged = append(c.damaged, scrubbed{ino: s.ino, lbn: s.lbns[i], addr: s.addrs[i], sum: s.sums[i], got: got})
 			}
 		}
 	}
-	c.scrubbedBlocks += int64(len(s.addrs))
 	s.lbns, s.addrs, s.sums = s.lbns[:0], s.addrs[:0], s.sums[:0]
 }
 
