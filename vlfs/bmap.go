@@ -24,6 +24,7 @@ type node struct {
 	num  uint64
 	ptrs []uint64
 	sums []uint32 // the data checksum beside each pointer (height 1, summed geometry); nil otherwise
+	want uint32   // the checksum the node's parent or map entry names it with, when read from disk
 }
 
 // newNode returns an empty node of g's fan-out.
@@ -295,7 +296,7 @@ func (fs *FS) punchBlocksLocked(in *inode, from, to uint64) error {
 				return err
 			}
 			if in.d.Indirect[r] != 0 {
-				in.d.Indirect[r] = 0
+				in.d.Indirect[r], in.d.IndirectSum[r] = 0, 0
 			}
 			fs.touchLocked(in)
 			continue
@@ -308,7 +309,7 @@ func (fs *FS) punchBlocksLocked(in *inode, from, to uint64) error {
 			if err := fs.freeSubtreeLocked(in, root, in.d.Indirect[r]); err != nil {
 				return err
 			}
-			in.d.Indirect[r] = 0
+			in.d.Indirect[r], in.d.IndirectSum[r] = 0, 0
 		}
 	}
 	return nil

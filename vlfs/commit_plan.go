@@ -24,6 +24,7 @@ type commitPlan struct {
 	ins    []*inode   // every inode dirty when the plan was made
 	ibns   []uint64   // inode blocks to write, in order
 	bufs   [][]byte   // their contents (the cached blocks, unchanged until the plan is applied)
+	sums   []uint32   // their checksums (summed geometry; else nil)
 	near   []vld.Addr // placement hints: their old copies (none under range placement)
 	groups [][]inodeVer
 	pieces []uint32 // pieces to commit, in order
@@ -42,6 +43,8 @@ type commitPlan struct {
 type planScratch struct {
 	kept     scratch.Slices[vld.Addr]
 	base     [][]vld.Addr // this plan's: base[i] is pieces[i]'s addresses
+	keptSums scratch.Slices[uint32]
+	baseSums [][]uint32 // and their checksums (nil when not summed)
 	payloads scratch.Slices[byte]
 	out      map[uint32][]byte
 }
@@ -75,6 +78,9 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 		}
 		p.ibns = append(p.ibns, ibn)
 		p.bufs = append(p.bufs, blk)
+		if fs.geo.summed {
+			p.sums = append(p.sums, ondisk.DataSum(blk))
+		}
 		p.near = append(p.near, fs.inodeHintLocked(ibn))
 		vs := make([]inodeVer, len(group))
 		for i, in := range group {
@@ -85,15 +91,19 @@ func (fs *FS) planCommitLocked() (*commitPlan, error) {
 	}
 	p.pieces, p.epoch = fs.epochPieceLocked(fs.imap.takeDirtySet())
 	s := p.scratch
-	s.base = s.base[:0]
+	s.base, s.baseSums = s.base[:0], s.baseSums[:0]
 	for i, pc := range p.pieces {
 		if ondisk.IsRecordPiece(pc) {
-			s.base = append(s.base, nil)
+			s.base, s.baseSums = append(s.base, nil), append(s.baseSums, nil)
 			continue
 		}
 		as := s.kept.Get(i, int(fs.geo.perPiece))
-		fs.imap.pieceAddrs(pc, as)
-		s.base = append(s.base, as)
+		var ss []uint32
+		if fs.geo.summed {
+			ss = s.keptSums.Get(i, int(fs.geo.perPiece))
+		}
+		fs.imap.pieceAddrs(pc, as, ss)
+		s.base, s.baseSums = append(s.base, as), append(s.baseSums, ss)
 	}
 	p.payload = p.encode
 	return p, nil
@@ -117,15 +127,18 @@ func (p *commitPlan) encode(addrs []vld.Addr) map[uint32][]byte {
 			s.out[pc] = b
 			continue
 		}
-		as := s.base[j]
+		as, ss := s.base[j], s.baseSums[j]
 		lo := uint64(pc) * p.perPiece
 		for i, ibn := range p.ibns {
 			if i < len(addrs) && !isNodePiece(pc) && ibn >= lo && ibn < lo+p.perPiece {
 				as[ibn-lo] = addrs[i]
+				if ss != nil {
+					ss[ibn-lo] = p.sums[i]
+				}
 			}
 		}
 		b := s.payloads.Get(j, p.size)
-		ondisk.EncodePiece(b, pc, as)
+		ondisk.EncodePiece(b, pc, as, ss)
 		s.out[pc] = b
 	}
 	return s.out
@@ -154,7 +167,7 @@ func (fs *FS) applyCommitLocked(p *commitPlan, addrs []vld.Addr) {
 		if old := fs.imap.addr(ibn); old != 0 && old != addrs[i] { // equal: rewritten in place
 			fs.freeBlockLocked(old)
 		}
-		fs.imap.setAddrClean(ibn, addrs[i])
+		fs.imap.setAddrClean(ibn, addrs[i], at(p.sums, i))
 		fs.iblocks[ibn] = p.bufs[i]
 		for _, v := range p.groups[i] {
 			if fs.inodes[v.in.ino] == v.in {

@@ -219,7 +219,7 @@ func (fs *FS) repointLocked(m move, a vld.Addr) error {
 	switch m.o.kind() {
 	case ownIBlock:
 		fs.freeBlockLocked(m.addr)
-		fs.imap.setAddr(m.o.id(), a)
+		fs.imap.setAddr(m.o.id(), a, fs.imap.sum(m.o.id())) // the same bytes
 	case ownData:
 		// The copy keeps the pointer's checksum: one computed from the
 		// bytes just read would vouch for whatever damage they carry.
@@ -239,7 +239,8 @@ func (fs *FS) repointLocked(m move, a vld.Addr) error {
 		fs.cm.rev.set(a, m.o)
 	case ownNode:
 		fs.freeBlockLocked(m.addr)
-		if err := fs.nodeMovedLocked(m.in, m.o.nodeKey(), m.n, a); err != nil {
+		k := m.o.nodeKey()
+		if err := fs.nodeMovedLocked(m.in, k, m.n, a, fs.nodeSumLocked(m.in, k, m.n)); err != nil {
 			return err
 		}
 		fs.cm.rev.set(a, m.o)

@@ -20,6 +20,21 @@ import (
 // wants fsck.
 var ErrChecksum = fmt.Errorf("vlfs: data checksum mismatch: %w", ErrCorrupt)
 
+// verifyMeta checks a metadata block (an inode, indirect or xattr block)
+// read into b against the checksum its map entry or inode names it with:
+// a mismatch is ErrChecksum, which callers treat as a block that does not
+// decode (a stale older version of the block passes its own CRC, not
+// this).
+func (g geometry) verifyMeta(b []byte, want uint32) error {
+	if !g.summed {
+		return nil
+	}
+	if got := ondisk.DataSum(b); got != want {
+		return fmt.Errorf("checksum %#08x, its pointer says %#08x: %w", got, want, ErrChecksum)
+	}
+	return nil
+}
+
 // sumCheck is what verifying a block read needs: where it is in its file
 // and the checksum its pointer carried when the read was planned.
 type sumCheck struct {

@@ -111,7 +111,7 @@ type geometry struct {
 func newGeometry(bs, payload int, summed bool) geometry {
 	g := geometry{bs: bs, ipb: uint64(ondisk.InodesPerBlock(bs)), summed: summed,
 		direct: uint64(ondisk.NumDirectFor(summed)), per: uint64(ondisk.PerIndirectFor(bs, summed)),
-		perPiece: uint64(ondisk.PerPiece(payload)), payload: payload}
+		perPiece: uint64(ondisk.PerPieceFor(payload, summed)), payload: payload}
 	g.maxBlock = g.direct + g.per + g.per*g.per + g.per*g.per*g.per
 	return g
 }

@@ -14,6 +14,7 @@ import (
 type inodeMap struct {
 	geo       geometry
 	addrs     []vld.Addr          // by inode-block number; 0 = no block
+	sums      []uint32            // the blocks' checksums, as addrs (summed geometry; else empty)
 	used      []uint64            // bitset by inode number; bit 0 (never used) is set
 	nused     int64               // inodes in use, not counting inode 0
 	hint      uint64              // no free inode number is below this one
@@ -34,18 +35,33 @@ func (m *inodeMap) addr(ibn uint64) vld.Addr {
 	return 0
 }
 
-// setAddr records a new address for inode block ibn and marks its piece.
-func (m *inodeMap) setAddr(ibn uint64, a vld.Addr) {
-	m.setAddrClean(ibn, a)
+// sum is the checksum of inode block ibn's bytes (0 if none, or not summed).
+func (m *inodeMap) sum(ibn uint64) uint32 {
+	if ibn < uint64(len(m.sums)) {
+		return m.sums[ibn]
+	}
+	return 0
+}
+
+// setAddr records a new address for inode block ibn, whose bytes have
+// checksum sum, and marks its piece.
+func (m *inodeMap) setAddr(ibn uint64, a vld.Addr, sum uint32) {
+	m.setAddrClean(ibn, a, sum)
 	m.markPiece(ibn)
 }
 
-// setAddrClean records an address that is already committed.
-func (m *inodeMap) setAddrClean(ibn uint64, a vld.Addr) {
+// setAddrClean records an address (and checksum) already committed.
+func (m *inodeMap) setAddrClean(ibn uint64, a vld.Addr, sum uint32) {
 	if ibn >= uint64(len(m.addrs)) {
 		m.addrs = append(m.addrs, make([]vld.Addr, ibn+1-uint64(len(m.addrs)))...)
 	}
 	m.addrs[ibn] = a
+	if m.geo.summed {
+		if ibn >= uint64(len(m.sums)) {
+			m.sums = append(m.sums, make([]uint32, ibn+1-uint64(len(m.sums)))...)
+		}
+		m.sums[ibn] = sum
+	}
 	m.rev.setIBlock(ibn, a)
 }
 
@@ -54,15 +70,19 @@ func (m *inodeMap) markPiece(ibn uint64) {
 	m.dirty[uint32(ibn/m.geo.perPiece)] = struct{}{}
 }
 
-// pieceAddrs copies the addresses piece p holds into out (perPiece long).
-func (m *inodeMap) pieceAddrs(p uint32, out []vld.Addr) {
+// pieceAddrs copies the addresses piece p holds into out (perPiece long)
+// and, if sums is not nil, their checksums into sums.
+func (m *inodeMap) pieceAddrs(p uint32, out []vld.Addr, sums []uint32) {
 	if isNodePiece(p) {
-		m.nodePieceAddrs(p, out)
+		m.nodePieceAddrs(p, out, sums)
 		return
 	}
 	lo := uint64(p) * m.geo.perPiece
 	for i := range out {
 		out[i] = m.addr(lo + uint64(i))
+	}
+	for i := range sums {
+		sums[i] = m.sum(lo + uint64(i))
 	}
 }
 
@@ -132,15 +152,19 @@ func (m *inodeMap) redirty(pieces []uint32) {
 // block), which bounds what a damaged piece can make us allocate.
 func (m *inodeMap) loadPieces(pieces map[uint32][]byte, numBlocks uint64) error {
 	dst := make([]uint64, m.geo.perPiece)
+	var sums []uint32
+	if m.geo.summed {
+		sums = make([]uint32, m.geo.perPiece)
+	}
 	for p, b := range pieces {
-		if err := ondisk.DecodePiece(b, p, dst); err != nil {
+		if err := ondisk.DecodePiece(b, p, dst, sums); err != nil {
 			return fmt.Errorf("%w: %w", err, ErrNeedsRepair)
 		}
 		if isNodePiece(p) {
 			if !m.nodeMap {
 				return fmt.Errorf("piece %d maps indirect blocks, which this file-system version names by address: %w", p, ErrNeedsRepair)
 			}
-			if err := m.loadNodePiece(p, dst, numBlocks); err != nil {
+			if err := m.loadNodePiece(p, dst, sums, numBlocks); err != nil {
 				return err
 			}
 			continue
@@ -151,12 +175,20 @@ func (m *inodeMap) loadPieces(pieces map[uint32][]byte, numBlocks uint64) error 
 				return fmt.Errorf("piece %d maps inode block %d on a volume of %d blocks: %w", p, lo+uint64(i), numBlocks, ErrNeedsRepair)
 			}
 			if a != 0 {
-				m.setAddr(lo+uint64(i), a)
+				m.setAddr(lo+uint64(i), a, at(sums, i))
 			}
 		}
 	}
 	clear(m.dirty)
 	return nil
+}
+
+// at is sums[i], or 0 when sums is nil (not summed).
+func at(sums []uint32, i int) uint32 {
+	if sums == nil {
+		return 0
+	}
+	return sums[i]
 }
 
 // numBlocks is one past the highest inode-block number with an address.

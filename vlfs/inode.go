@@ -138,6 +138,9 @@ func (fs *FS) inodeBlockLocked(ibn uint64) ([]byte, error) {
 		if err := fs.vol.ReadBlock(a, b); err != nil {
 			return nil, fmt.Errorf("reading inode block %d at %d: %w", ibn, a, err)
 		}
+		if err := fs.geo.verifyMeta(b, fs.imap.sum(ibn)); err != nil && !fs.salv.distrusts(ibn) {
+			return nil, fmt.Errorf("inode block %d at %d: %w", ibn, a, err)
+		}
 	}
 	fs.iblocks[ibn] = b
 	return b, nil

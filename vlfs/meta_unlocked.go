@@ -118,6 +118,9 @@ func (fs *FS) loadUnlocked(r loadReq) error {
 			return fmt.Errorf("reading inode block %d at %d: %w", r.ibn, r.addr, err)
 		}
 		if fs.iblocks[r.ibn] == nil && fs.imap.addr(r.ibn) == r.addr {
+			if err := fs.geo.verifyMeta(b, fs.imap.sum(r.ibn)); err != nil {
+				return fmt.Errorf("inode block %d at %d: %w", r.ibn, r.addr, err)
+			}
 			fs.iblocks[r.ibn] = b
 			fs.stats.unlockedMetaLoads.Add(1)
 		}

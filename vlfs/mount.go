@@ -261,6 +261,11 @@ func (fs *FS) walkLocked(rp *replay) ([]Ino, error) {
 		used = used[:0]
 		rerr := fs.vol.ReadBlock(a, buf)
 		err := rerr
+		var serr error // the map entry's checksum
+		if err == nil {
+			serr = fs.geo.verifyMeta(buf, fs.imap.sum(uint64(ibn)))
+			err = serr
+		}
 		if err == nil {
 			err = ondisk.DecodeInodeBlock(buf, uint64(ibn)*fs.geo.ipb, func(_ int, n *ondisk.Inode) error {
 				if n.Free() {
@@ -278,7 +283,7 @@ func (fs *FS) walkLocked(rp *replay) ([]Ino, error) {
 		}
 		if err != nil && fs.salv != nil && rerr == nil {
 			// The block reads: keep every inode record that decodes.
-			used, err = fs.salv.slots(buf, uint64(ibn), a, fs.geo.ipb, used[:0]), nil
+			used, err = fs.salv.slots(buf, uint64(ibn), a, fs.geo.ipb, used[:0], serr), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("inode block %d: %w", ibn, err)
@@ -330,7 +335,7 @@ func (w *walker) inode(n *ondisk.Inode) error {
 		return err
 	}
 	for r, a := range n.Indirect {
-		if err := w.tree(n.Ino, a, r+1, true, w.fs.geo.rootBase(r)); err != nil {
+		if err := w.tree(n.Ino, a, n.IndirectSum[r], r+1, true, w.fs.geo.rootBase(r)); err != nil {
 			return err
 		}
 	}
@@ -359,8 +364,9 @@ func (w *walker) mark(ino uint64, a uint64) error {
 
 // tree marks the indirect block of height h that ptr names (its address
 // for a root, or its node number under the node map) and everything below
-// it; base is the first file block it covers.
-func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
+// it; base is the first file block it covers. sum is a root's checksum
+// (the inode's); a numbered node's is its map entry's.
+func (w *walker) tree(ino, ptr uint64, sum uint32, h int, root bool, base uint64) error {
 	if ptr == 0 {
 		return nil
 	}
@@ -370,6 +376,7 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
 		if a = w.fs.imap.node(ptr); a == 0 {
 			return w.cut(ino, h, base, 0, fmt.Errorf("inode %d: node %d has no address in the map: %w", ino, ptr, ErrCorrupt))
 		}
+		sum = w.fs.imap.nodeSum(ptr)
 	}
 	if w.bufs[h] == nil {
 		w.bufs[h] = make([]byte, w.fs.geo.bs)
@@ -380,7 +387,11 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
 	}
 	nd := w.fs.geo.newNode()
 	ptrs := nd.ptrs
-	if err := ondisk.DecodeIndirect(buf, ino, h, ptrs, nd.sums); err != nil {
+	err := w.fs.geo.verifyMeta(buf, sum)
+	if err == nil {
+		err = ondisk.DecodeIndirect(buf, ino, h, ptrs, nd.sums)
+	}
+	if err != nil {
 		return w.cut(ino, h, base, a, fmt.Errorf("at %d: %w", a, err))
 	}
 	if numbered {
@@ -395,7 +406,7 @@ func (w *walker) tree(ino, ptr uint64, h int, root bool, base uint64) error {
 		if h == 1 {
 			err = w.markData(ino, base+uint64(i), c)
 		} else {
-			err = w.tree(ino, c, h-1, false, base+uint64(i)*span)
+			err = w.tree(ino, c, 0, h-1, false, base+uint64(i)*span)
 		}
 		if err != nil {
 			return err

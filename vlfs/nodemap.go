@@ -33,6 +33,7 @@ import (
 type nodeParts struct {
 	nodeMap  bool       // trees name indirect blocks below the roots by number (ondisk.FSVersionNodeMap)
 	nodes    []vld.Addr // by node number; 0 = none, or not written yet
+	nodeSums []uint32   // the nodes' checksums, as nodes (summed geometry; else empty)
 	nodeUsed []uint64   // bitset by node number; bit 0 (never used) is set
 	nodeHint uint64     // no free node number is below this one
 	placed   int64      // entries of nodes that are not 0
@@ -56,16 +57,31 @@ func isNodePiece(p uint32) bool {
 	return p >= ondisk.NodePieceBase && !ondisk.IsRecordPiece(p)
 }
 
-// setNode records node n's new address and marks its piece.
-func (m *inodeMap) setNode(n uint64, a vld.Addr) {
-	m.setNodeClean(n, a)
+// nodeSum is the checksum of node n's block (0: none, or not summed).
+func (m *inodeMap) nodeSum(n uint64) uint32 {
+	if n < uint64(len(m.nodeSums)) {
+		return m.nodeSums[n]
+	}
+	return 0
+}
+
+// setNode records node n's new address, whose bytes have checksum sum,
+// and marks its piece.
+func (m *inodeMap) setNode(n uint64, a vld.Addr, sum uint32) {
+	m.setNodeClean(n, a, sum)
 	m.dirty[m.nodePiece(n)] = struct{}{}
 }
 
-// setNodeClean records an address that is already committed.
-func (m *inodeMap) setNodeClean(n uint64, a vld.Addr) {
+// setNodeClean records an address (and checksum) already committed.
+func (m *inodeMap) setNodeClean(n uint64, a vld.Addr, sum uint32) {
 	if n >= uint64(len(m.nodes)) {
 		m.nodes = append(m.nodes, make([]vld.Addr, n+1-uint64(len(m.nodes)))...)
+	}
+	if m.geo.summed {
+		if n >= uint64(len(m.nodeSums)) {
+			m.nodeSums = append(m.nodeSums, make([]uint32, n+1-uint64(len(m.nodeSums)))...)
+		}
+		m.nodeSums[n] = sum
 	}
 	switch old := m.nodes[n]; {
 	case old == 0 && a != 0:
@@ -97,14 +113,14 @@ func (m *inodeMap) freeNode(n uint64) {
 		return
 	}
 	if m.node(n) != 0 { // else never written: nothing on disk names it
-		m.setNode(n, 0)
+		m.setNode(n, 0, 0)
 	}
 	clearBit(m.nodeUsed, n)
 	m.nodeHint = min(m.nodeHint, n)
 }
 
 // loadNodePiece records the addresses of node piece p (dst) at mount.
-func (m *inodeMap) loadNodePiece(p uint32, dst []uint64, numBlocks uint64) error {
+func (m *inodeMap) loadNodePiece(p uint32, dst []uint64, sums []uint32, numBlocks uint64) error {
 	lo := uint64(p-ondisk.NodePieceBase) * m.geo.perPiece
 	for i, a := range dst {
 		n := lo + uint64(i)
@@ -114,17 +130,21 @@ func (m *inodeMap) loadNodePiece(p uint32, dst []uint64, numBlocks uint64) error
 		if n == 0 || n >= numBlocks || a >= numBlocks {
 			return fmt.Errorf("piece %d maps node %d at %d on a volume of %d blocks: %w", p, n, a, numBlocks, ErrNeedsRepair)
 		}
-		m.setNodeClean(n, a)
+		m.setNodeClean(n, a, at(sums, i))
 		m.markNodeUsed(n)
 	}
 	return nil
 }
 
-// nodePieceAddrs copies the addresses node piece p holds into out.
-func (m *inodeMap) nodePieceAddrs(p uint32, out []vld.Addr) {
+// nodePieceAddrs copies the addresses node piece p holds into out and,
+// if sums is not nil, their checksums into sums.
+func (m *inodeMap) nodePieceAddrs(p uint32, out []vld.Addr, sums []uint32) {
 	lo := uint64(p-ondisk.NodePieceBase) * m.geo.perPiece
 	for i := range out {
 		out[i] = m.node(lo + uint64(i))
+	}
+	for i := range sums {
+		sums[i] = m.nodeSum(lo + uint64(i))
 	}
 }
 
@@ -153,6 +173,7 @@ func (fs *FS) treeNodeAtLocked(in *inode, k nodeKey, ptr uint64) (*node, error) 
 			return nil, fmt.Errorf("inode %d: indirect block %v is node %d, which the map does not place: %w", in.ino, k, ptr, ErrCorrupt)
 		}
 	}
+	n.want = fs.nodeSumLocked(in, k, n)
 	return n, nil
 }
 
@@ -163,6 +184,9 @@ func (fs *FS) readTreeNode(ino Ino, k nodeKey, n *node) error {
 	if err := fs.vol.ReadBlock(n.addr, buf); err != nil {
 		return fmt.Errorf("inode %d: reading indirect block at %d: %w", ino, n.addr, err)
 	}
+	if err := fs.geo.verifyMeta(buf, n.want); err != nil {
+		return fmt.Errorf("inode %d: indirect block %v at %d: %w", ino, k, n.addr, err)
+	}
 	if err := ondisk.DecodeIndirect(buf, uint64(ino), int(k.height), n.ptrs, n.sums); err != nil {
 		return fmt.Errorf("at %d: %w: %w", n.addr, err, ErrCorrupt)
 	}
@@ -170,10 +194,12 @@ func (fs *FS) readTreeNode(ino Ino, k nodeKey, n *node) error {
 }
 
 // setTreePtrLocked points node k's parent (the inode's root pointer for a
-// root) at v: an address, a node number, or 0.
-func (fs *FS) setTreePtrLocked(in *inode, k nodeKey, v uint64) error {
+// root) at v: an address, a node number, or 0. sum is the block's checksum
+// when v is a root's address (summed geometry; a root is always named by
+// address, nodes below it by number).
+func (fs *FS) setTreePtrLocked(in *inode, k nodeKey, v uint64, sum uint32) error {
 	if k.isRoot() {
-		in.d.Indirect[k.root] = v
+		in.d.Indirect[k.root], in.d.IndirectSum[k.root] = v, sum
 		in.changed()
 	} else {
 		pk, slot := fs.geo.parentKey(k)
@@ -191,14 +217,26 @@ func (fs *FS) setTreePtrLocked(in *inode, k nodeKey, v uint64) error {
 // nodeMovedLocked records that node k (n), unchanged since it was encoded,
 // now lives at a: a numbered node's map entry changes; otherwise its
 // parent (or the inode's root pointer) does.
-func (fs *FS) nodeMovedLocked(in *inode, k nodeKey, n *node, a vld.Addr) error {
+func (fs *FS) nodeMovedLocked(in *inode, k nodeKey, n *node, a vld.Addr, sum uint32) error {
 	n.addr = a
 	if fs.numbered(k) {
-		fs.imap.setNode(n.num, a)
+		fs.imap.setNode(n.num, a, sum)
 		fs.markDirtyLocked(in) // the map change is for the next commit
 		return nil
 	}
-	return fs.setTreePtrLocked(in, k, a)
+	return fs.setTreePtrLocked(in, k, a, sum)
+}
+
+// nodeSumLocked is the checksum node k (n) of in is named with: a numbered
+// node's map entry's, a root's in the inode.
+func (fs *FS) nodeSumLocked(in *inode, k nodeKey, n *node) uint32 {
+	if fs.numbered(k) {
+		return fs.imap.nodeSum(n.num)
+	}
+	if k.isRoot() {
+		return in.d.IndirectSum[k.root]
+	}
+	return 0
 }
 
 // newTreeNodeLocked makes node k of in, empty and not yet written. A
@@ -210,7 +248,7 @@ func (fs *FS) newTreeNodeLocked(in *inode, k nodeKey) (*node, error) {
 	fs.touchLocked(in)
 	if fs.numbered(k) {
 		n.num = fs.imap.allocNode()
-		if err := fs.setTreePtrLocked(in, k, n.num); err != nil {
+		if err := fs.setTreePtrLocked(in, k, n.num, 0); err != nil {
 			fs.imap.freeNode(n.num)
 			return nil, err
 		}

@@ -335,7 +335,7 @@ func (r *repairer) fixLeaks() error {
 		if a == 0 || fs.imap.blockUsed(ibn) || r.c.anyDirty(ibn) {
 			continue
 		}
-		fs.imap.setAddr(ibn, 0)
+		fs.imap.setAddr(ibn, 0, 0)
 		delete(fs.iblocks, ibn)
 		fs.freeBlockLocked(a)
 		r.did("freed block %d: inode block %d held no inode in use", a, ibn)

@@ -42,7 +42,15 @@ type salvage struct {
 	// them is linked back into it rather than into lost+found.
 	rebuilt map[Ino]bool
 	summed  bool // the file system's inode layout (geometry.summed)
+	// distrusted are inode blocks that fail the checksum their map entry
+	// names: none of their records was kept, and the repair rewrites or
+	// drops each (its bytes are read only as the base of that rewrite).
+	distrusted map[uint64]bool
 }
+
+// distrusts reports whether inode block ibn failed its map checksum in a
+// salvaging walk (s may be nil: not a repair).
+func (s *salvage) distrusts(ibn uint64) bool { return s != nil && s.distrusted[ibn] }
 
 // lostInode is an inode record that does not decode.
 type lostInode struct {
@@ -61,14 +69,25 @@ type treeCut struct {
 }
 
 // slots decodes inode block ibn (at a, in buf) record by record into
-// used, keeping each that decodes and recording the others as lost.
-func (s *salvage) slots(buf []byte, ibn uint64, a vld.Addr, ipb uint64, used []ondisk.Inode) []ondisk.Inode {
+// used, keeping each that decodes and recording the others as lost. With
+// distrust set (the block fails the checksum its map entry names: a stale
+// or misplaced copy whose records may each look valid) no record is kept:
+// every one in use is lost.
+func (s *salvage) slots(buf []byte, ibn uint64, a vld.Addr, ipb uint64, used []ondisk.Inode, distrust error) []ondisk.Inode {
+	if distrust != nil {
+		if s.distrusted == nil {
+			s.distrusted = map[uint64]bool{}
+		}
+		s.distrusted[ibn] = true
+	}
 	for k := range ipb {
 		ino := ibn*ipb + k
 		n, err := ondisk.DecodeInode(buf[k*ondisk.InodeSize:], ino)
 		switch {
 		case errors.Is(err, ondisk.ErrZeroed):
 			continue // never written: free
+		case distrust != nil && (err != nil || !n.Free()):
+			err = distrust
 		case err == nil && n.Ino == 0 && !n.Free():
 			err = fmt.Errorf("inode 0 in use: %w", ErrCorrupt)
 		case err == nil && n.Summed != s.summed && !n.Free():
@@ -135,7 +154,7 @@ func (fs *FS) cutTreeLocked(c treeCut) error {
 	r, rel := fs.geo.locate(c.base)
 	k := nodeKey{root: uint8(r), height: uint8(c.height), idx: rel / fs.geo.span(c.height)}
 	if k.isRoot() {
-		in.d.Indirect[r] = 0
+		in.d.Indirect[r], in.d.IndirectSum[r] = 0, 0
 		fs.touchLocked(in)
 		return nil
 	}
@@ -226,7 +245,7 @@ func (r *repairer) salvageUnreadable(c *checker) (bool, error) {
 			if _, err := fs.xattrsLocked(in); damaged(err) {
 				r.did("inode %d (%s): xattr block at %d unreadable (%v): its extended attributes are dropped", in.ino, r.describe(in), in.d.Xattr, err)
 				fs.freeBlockLocked(in.d.Xattr)
-				in.d.Xattr, in.xattrs = 0, nil
+				in.d.Xattr, in.d.XattrSum, in.xattrs = 0, 0, nil
 				in.d.Blocks--
 				fs.touchLocked(in)
 				changed = true

@@ -106,12 +106,13 @@ func (fs *FS) SurgeryLeakBlock() (uint64, error) {
 	if err := fs.checkWritableLocked(); err != nil {
 		return 0, err
 	}
-	addrs, err := fs.vol.WriteBlocks([][]byte{make([]byte, fs.geo.bs)}, vld.WriteOpts{Meta: true})
+	b := make([]byte, fs.geo.bs)
+	addrs, err := fs.vol.WriteBlocks([][]byte{b}, vld.WriteOpts{Meta: true})
 	if err != nil {
 		return 0, fmt.Errorf("surgery: leak block: %w", err)
 	}
 	ibn := fs.imap.numBlocks()
-	fs.imap.setAddr(ibn, addrs[0])
+	fs.imap.setAddr(ibn, addrs[0], fs.geo.sum(b))
 	fs.markDirtySinceLocked()
 	return addrs[0], nil
 }

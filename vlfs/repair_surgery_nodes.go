@@ -30,7 +30,7 @@ func (fs *FS) SurgeryLeakNode(owner Ino) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("surgery: leak node: %w", err)
 	}
-	fs.imap.setNode(fs.imap.allocNode(), addrs[0])
+	fs.imap.setNode(fs.imap.allocNode(), addrs[0], fs.geo.sum(b))
 	fs.markDirtySinceLocked()
 	return addrs[0], nil
 }
@@ -57,7 +57,7 @@ func (fs *FS) SurgeryUnplaceNode(ino Ino) error {
 		if num == 0 {
 			return fmt.Errorf("surgery: unplace node: inode %d has no numbered indirect block: %w", ino, ErrInvalid)
 		}
-		fs.imap.setNode(num, 0)
+		fs.imap.setNode(num, 0, 0)
 		return nil
 	})
 }

@@ -379,7 +379,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, e
 		in.dropNode(k)
 		fs.nodes--
 		fs.dropTreeNodeLocked(in, k, n)
-		return pendingWrite{}, fs.setTreePtrLocked(in, k, 0)
+		return pendingWrite{}, fs.setTreePtrLocked(in, k, 0, 0)
 	}
 	if !k.isRoot() && !fs.numbered(k) {
 		// Load the parent now, so that linking the new address in the
@@ -390,6 +390,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, e
 		}
 	}
 	ondisk.EncodeIndirect(buf, uint64(in.ino), int(k.height), n.ptrs, n.sums)
+	sum := fs.geo.sum(buf)
 	near, rep := n.addr, n.addr != 0
 	if !rep {
 		near = fs.imap.addr(uint64(in.ino) / fs.geo.ipb)
@@ -405,7 +406,7 @@ func (fs *FS) nodeWriteLocked(in *inode, k nodeKey, buf []byte) (pendingWrite, e
 			fs.freeBlockLocked(n.addr)
 		}
 		in.cleanNode(k, n)
-		return fs.nodeMovedLocked(in, k, n, a)
+		return fs.nodeMovedLocked(in, k, n, a, sum)
 	}}, nil
 }
 
@@ -415,7 +416,7 @@ func (fs *FS) xattrWriteLocked(in *inode) (pendingWrite, error) {
 	if len(in.xattrs) == 0 {
 		if in.d.Xattr != 0 {
 			fs.freeBlockLocked(in.d.Xattr)
-			in.d.Xattr = 0
+			in.d.Xattr, in.d.XattrSum = 0, 0
 			in.d.Blocks--
 		}
 		in.xattrDirty = false
@@ -438,7 +439,7 @@ func (fs *FS) xattrWriteLocked(in *inode) (pendingWrite, error) {
 		} else {
 			in.d.Blocks++
 		}
-		in.d.Xattr = a
+		in.d.Xattr, in.d.XattrSum = a, fs.geo.sum(buf)
 		in.xattrDirty = false
 		in.changed()
 		return nil
@@ -509,7 +510,7 @@ func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
 			if old := fs.imap.addr(ibn); old != 0 && old != a {
 				fs.freeBlockLocked(old)
 			}
-			fs.imap.setAddr(ibn, a)
+			fs.imap.setAddr(ibn, a, fs.geo.sum(blk))
 			for _, in := range group {
 				in.dirty = false
 			}
@@ -523,7 +524,7 @@ func (fs *FS) writeInodeBlocksLocked(ins []*inode) error {
 func (fs *FS) dropInodeBlockLocked(ibn uint64, group []*inode) {
 	if old := fs.imap.addr(ibn); old != 0 {
 		fs.freeBlockLocked(old)
-		fs.imap.setAddr(ibn, 0)
+		fs.imap.setAddr(ibn, 0, 0)
 	}
 	delete(fs.iblocks, ibn)
 	for _, in := range group {

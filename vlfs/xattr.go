@@ -48,10 +48,14 @@ func (fs *FS) xattrsLocked(in *inode) (map[string][]byte, error) {
 	m := map[string][]byte{}
 	if in.d.Xattr != 0 {
 		buf := make([]byte, fs.geo.bs)
-		if err := fs.vol.ReadBlock(in.d.Xattr, buf); err != nil {
+		err := fs.vol.ReadBlock(in.d.Xattr, buf)
+		if err == nil {
+			err = fs.geo.verifyMeta(buf, in.d.XattrSum)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("inode %d: reading xattr block: %w", in.ino, err)
 		}
-		err := ondisk.DecodeXattrs(buf, uint64(in.ino), func(x ondisk.Xattr) error {
+		err = ondisk.DecodeXattrs(buf, uint64(in.ino), func(x ondisk.Xattr) error {
 			m[x.Name] = x.Value
 			return nil
 		})

@@ -175,16 +175,29 @@ func fuzzPiece(data []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		for _, x := range resealed(b, pieceCRCOff) {
-			dst := make([]uint64, PerPiece(len(x)))
-			if DecodePiece(x, uint32(index), dst) != nil {
-				continue
+			for _, summed := range []bool{false, true} {
+				n := PerPieceFor(len(x), summed)
+				dst, sums := make([]uint64, n), []uint32(nil)
+				if summed {
+					sums = make([]uint32, n)
+				}
+				if DecodePiece(x, uint32(index), dst, sums) != nil {
+					continue
+				}
+				out := make([]byte, len(x))
+				EncodePiece(out, uint32(index), dst, sums)
+				dst2, sums2 := make([]uint64, n), []uint32(nil)
+				if summed {
+					sums2 = make([]uint32, n)
+				}
+				if err := DecodePiece(out, uint32(index), dst2, sums2); err != nil {
+					return 0, fmt.Errorf("re-encoded piece (summed %v) rejected: %w", summed, err)
+				}
+				if !slices.Equal(dst, dst2) || !slices.Equal(sums, sums2) {
+					return 0, fmt.Errorf("piece (summed %v) changed through a re-encoding", summed)
+				}
+				score = 1
 			}
-			out := make([]byte, len(x))
-			EncodePiece(out, uint32(index), dst)
-			if err := DecodePiece(out, uint32(index), dst); err != nil {
-				return 0, fmt.Errorf("re-encoded piece rejected: %w", err)
-			}
-			score = 1
 		}
 		return score, nil
 	})

@@ -75,8 +75,13 @@ func FuzzPiece(f *testing.F) {
 	b := make([]byte, 256)
 	addrs := make([]uint64, PerPiece(256))
 	addrs[0] = 5
-	EncodePiece(b, 2, addrs)
-	nativeFuzz(f, fuzzPiece, withParam(2, b))
+	EncodePiece(b, 2, addrs, nil)
+	sb := make([]byte, 256)
+	n := PerPieceSummed(256)
+	ss := make([]uint32, n)
+	ss[0] = 9
+	EncodePiece(sb, 2, make([]uint64, n), ss)
+	nativeFuzz(f, fuzzPiece, withParam(2, b), withParam(2, sb))
 }
 
 func FuzzRecord(f *testing.F) {

@@ -21,6 +21,14 @@ import "fmt"
 //	16  uint32 CRC-32C of the payload with this field zeroed
 //	20  uint32 reserved (0)
 //	24  uint64 addr[number]   address of each inode block (0 = no block)
+//
+// A summed piece (version SummedFormatVersion, FSVersionSums) follows the
+// addresses with the DataSum of each block they name, so that a reader
+// knows what an inode block or an indirect block must hold before reading
+// it (a stale older copy, valid in itself, fails):
+//
+//	24        uint64 addr[number]   (number = PerPieceSummed(payload size))
+//	24+8n     uint32 sum[number]    (0 = no block)
 
 // Wire constants of inode-map pieces. Never change.
 const (
@@ -37,30 +45,61 @@ const NodePieceBase = 1 << 31
 // PerPiece is the number of inode-block addresses a payload of n bytes holds.
 func PerPiece(n int) int { return max(n-PieceHeaderSize, 0) / 8 }
 
+// PerPieceSummed is the number of entries a summed payload of n bytes holds.
+func PerPieceSummed(n int) int { return max(n-PieceHeaderSize, 0) / 12 }
+
+// PerPieceFor is PerPiece or PerPieceSummed.
+func PerPieceFor(n int, summed bool) int {
+	if summed {
+		return PerPieceSummed(n)
+	}
+	return PerPiece(n)
+}
+
 // EncodePiece writes piece number index holding addrs into b (the whole
-// payload; len(addrs) == PerPiece(len(b))).
-func EncodePiece(b []byte, index uint32, addrs []uint64) {
+// payload): a version-1 piece when sums is nil (len(addrs) ==
+// PerPiece(len(b))), a summed one otherwise (len(addrs) == len(sums) ==
+// PerPieceSummed(len(b))).
+func EncodePiece(b []byte, index uint32, addrs []uint64, sums []uint32) {
 	clear(b[:PieceHeaderSize])
 	le.PutUint32(b[0:], PieceMagic)
 	b[4] = FormatVersion
 	le.PutUint32(b[8:], index)
-	le.PutUint32(b[12:], uint32(PerPiece(len(b))))
-	putAddrs(b[PieceHeaderSize:], addrs)
+	n := PerPieceFor(len(b), sums != nil)
+	le.PutUint32(b[12:], uint32(n))
+	if sums == nil {
+		putAddrs(b[PieceHeaderSize:], addrs)
+	} else {
+		b[4] = SummedFormatVersion
+		putAddrs(b[PieceHeaderSize:PieceHeaderSize+8*n], addrs)
+		s := b[PieceHeaderSize+8*n:]
+		m := min(len(sums), n)
+		for i, c := range sums[:m] {
+			le.PutUint32(s[4*i:], c)
+		}
+		clear(s[4*m:])
+	}
 	seal(b, pieceCRCOff)
 }
 
 // DecodePiece parses the payload b, which must be piece number index, into
-// dst (len(dst) == PerPiece(len(b))).
-func DecodePiece(b []byte, index uint32, dst []uint64) error {
+// dst and, when sums is not nil, its sums into sums: a version-1 piece when
+// sums is nil (len(dst) == PerPiece(len(b))), a summed one otherwise
+// (len(dst) == len(sums) == PerPieceSummed(len(b))).
+func DecodePiece(b []byte, index uint32, dst []uint64, sums []uint32) error {
 	if len(b) < PieceHeaderSize+8 {
 		return fmt.Errorf("inode-map piece %d: %d bytes: %w", index, len(b), ErrTooSmall)
 	}
 	if allZero(b) {
 		return fmt.Errorf("inode-map piece %d: %w", index, ErrZeroed)
 	}
-	n := PerPiece(len(b))
+	n := PerPieceFor(len(b), sums != nil)
+	want := byte(FormatVersion)
+	if sums != nil {
+		want = SummedFormatVersion
+	}
 	switch {
-	case le.Uint32(b) != PieceMagic || b[4] != FormatVersion:
+	case le.Uint32(b) != PieceMagic || b[4] != want:
 		return fmt.Errorf("inode-map piece %d: bad magic or version: %w", index, ErrCorrupt)
 	case !sealed(b, pieceCRCOff):
 		return fmt.Errorf("inode-map piece %d: checksum mismatch: %w", index, ErrCorrupt)
@@ -68,11 +107,14 @@ func DecodePiece(b []byte, index uint32, dst []uint64) error {
 		return fmt.Errorf("inode-map piece %d: record says piece %d: %w", index, le.Uint32(b[8:]), ErrCorrupt)
 	case int(le.Uint32(b[12:])) != n:
 		return fmt.Errorf("inode-map piece %d: %d addresses, payload holds %d: %w", index, le.Uint32(b[12:]), n, ErrCorrupt)
-	case len(dst) != n:
+	case len(dst) != n || sums != nil && len(sums) != n:
 		return fmt.Errorf("inode-map piece %d: destination holds %d, piece %d: %w", index, len(dst), n, ErrTooSmall)
 	}
 	for i := range dst {
 		dst[i] = le.Uint64(b[PieceHeaderSize+8*i:])
+	}
+	for i := range sums {
+		sums[i] = le.Uint32(b[PieceHeaderSize+8*n+4*i:])
 	}
 	return nil
 }

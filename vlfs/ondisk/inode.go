@@ -37,6 +37,9 @@ import "fmt"
 //
 //	112  uint64 direct[8]   addresses of file blocks 0..7 (0 = hole)
 //	176  uint32 sum[8]      DataSum of each direct block (0 for a hole)
+//	232  uint32 rootsum[3]  DataSum of each indirect root block (0 = none)
+//	244  uint32 xattrsum    DataSum of the xattr block (0 = none)
+//	248  [4]byte reserved (0)
 //
 // A free slot is either all zero (never used) or a valid record with mode 0,
 // which keeps the generation for the next user of the slot.
@@ -50,8 +53,10 @@ type Inode struct {
 	Indirect                    [NumIndirect]uint64
 	// Summed selects the summed layout: Direct[:NumDirectSummed] and
 	// DirectSum[:NumDirectSummed] are stored, the rest must stay zero.
-	Summed    bool
-	DirectSum [NumDirect]uint32
+	Summed      bool
+	DirectSum   [NumDirect]uint32
+	IndirectSum [NumIndirect]uint32 // the root blocks' sums (summed only)
+	XattrSum    uint32              // the xattr block's sum (summed only)
 }
 
 // Timespec is a time as seconds and nanoseconds since the Unix epoch.
@@ -119,6 +124,10 @@ func (n *Inode) Encode(b []byte) {
 			le.PutUint64(b[112+8*i:], n.Direct[i])
 			le.PutUint32(b[176+4*i:], n.DirectSum[i])
 		}
+		for i, c := range n.IndirectSum {
+			le.PutUint32(b[232+4*i:], c)
+		}
+		le.PutUint32(b[244:], n.XattrSum)
 	} else {
 		for i, a := range n.Direct {
 			le.PutUint64(b[112+8*i:], a)
@@ -165,6 +174,10 @@ func decodeInodeFields(b []byte) Inode {
 			n.Direct[i] = le.Uint64(b[112+8*i:])
 			n.DirectSum[i] = le.Uint32(b[176+4*i:])
 		}
+		for i := range n.IndirectSum {
+			n.IndirectSum[i] = le.Uint32(b[232+4*i:])
+		}
+		n.XattrSum = le.Uint32(b[244:])
 	} else {
 		for i := range n.Direct {
 			n.Direct[i] = le.Uint64(b[112+8*i:])

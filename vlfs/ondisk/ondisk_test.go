@@ -22,6 +22,8 @@ func TestSizes(t *testing.T) {
 		{"summed inode direct pointers and sums", 112 + NumDirectSummed*12, 208},
 		{"dir capacity 4K", DirCapacity(4096), 4072},
 		{"addresses per 4000-byte piece", PerPiece(4000), 497},
+		{"summed entries per 4000-byte piece", PerPieceSummed(4000), 331},
+		{"summed inode: root and xattr sums end", 232 + 4*NumIndirect + 4 + 4, 252},
 		{"inode end of fields", 232 + 20 + 4, InodeSize},
 	}
 	for _, tt := range tests {
@@ -67,6 +69,8 @@ func TestSummedInodeRoundTrip(t *testing.T) {
 		}
 		n.DirectSum[i] = uint32(0xfeed0000 + i)
 	}
+	n.IndirectSum = [3]uint32{11, 0, 33}
+	n.XattrSum = 0x5a5a5a5a
 	b := make([]byte, InodeSize)
 	n.Encode(b)
 	if b[2] != SummedFormatVersion {
@@ -255,15 +259,35 @@ func TestPiece(t *testing.T) {
 	b := make([]byte, 1000)
 	addrs := make([]uint64, PerPiece(1000))
 	addrs[3] = 42
-	EncodePiece(b, 7, addrs)
+	EncodePiece(b, 7, addrs, nil)
 	got := make([]uint64, len(addrs))
-	if err := DecodePiece(b, 7, got); err != nil || !reflect.DeepEqual(got, addrs) {
+	if err := DecodePiece(b, 7, got, nil); err != nil || !reflect.DeepEqual(got, addrs) {
 		t.Fatalf("round trip %v", err)
 	}
-	if err := DecodePiece(b, 8, got); !errors.Is(err, ErrCorrupt) {
+	if err := DecodePiece(b, 8, got, nil); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("wrong index: %v", err)
 	}
-	if err := DecodePiece(make([]byte, 1000), 7, got); !errors.Is(err, ErrZeroed) {
+	if err := DecodePiece(make([]byte, 1000), 7, got, nil); !errors.Is(err, ErrZeroed) {
 		t.Fatalf("zero: %v", err)
+	}
+	n := PerPieceSummed(1000)
+	if err := DecodePiece(b, 7, make([]uint64, n), make([]uint32, n)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("version-1 piece read as summed: %v", err)
+	}
+}
+
+func TestSummedPiece(t *testing.T) {
+	b := make([]byte, 1000)
+	n := PerPieceSummed(1000)
+	addrs, sums := make([]uint64, n), make([]uint32, n)
+	addrs[3], sums[3] = 42, 0xabcdef01
+	addrs[n-1], sums[n-1] = 1<<40, 7
+	EncodePiece(b, 7, addrs, sums)
+	gotA, gotS := make([]uint64, n), make([]uint32, n)
+	if err := DecodePiece(b, 7, gotA, gotS); err != nil || !reflect.DeepEqual(gotA, addrs) || !reflect.DeepEqual(gotS, sums) {
+		t.Fatalf("round trip %v", err)
+	}
+	if err := DecodePiece(b, 7, make([]uint64, PerPiece(1000)), nil); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("summed piece read as version 1: %v", err)
 	}
 }
