@@ -7,7 +7,8 @@
 //
 // Data, directory, indirect, xattr and inode blocks are written eagerly by
 // the volume wherever it chooses. Inodes hold the addresses of their blocks
-// (12 direct pointers and single/double/triple indirect roots); inodes are
+// (12 direct pointers, 8 in version 4, and single/double/triple indirect
+// roots); inodes are
 // packed 16 to a 4 KiB inode block; the inode map (inode-block number ->
 // address) is the only content of the virtual log: it is kept in memory and
 // committed as the volume's pieces. docs/vlfs-format.md has the layout and
@@ -23,7 +24,12 @@
 // files' block landings, sizes and times only is a record commit: the data
 // and one log record, the holders staying dirty until a full commit;
 // mount replays the current epoch's records (records.go,
-// records_replay.go; docs/vlfs-format.md, "Log records").
+// records_replay.go; docs/vlfs-format.md, "Log records"). In version 4
+// every block is checked against the CRC-32C that whatever names it
+// carries (a pointer, a map entry, the inode): a data block's mismatch is
+// EIO, a metadata block's is a block that does not decode, and Check
+// reads every live block (datasum.go, check_scrub.go; docs/vlfs-format.md,
+// "Data checksums").
 //
 // # Locks
 //
