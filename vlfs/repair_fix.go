@@ -69,7 +69,7 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 			c = fs.checkLocked()
 		}
 	}
-	if (len(c.errs) == 0 && !salvaged) || !c.fixable() {
+	if (!c.anyToFix() && !salvaged) || !c.fixable() {
 		// Nothing of the salvage is committed: only the open's mend
 		// (already on disk) was done.
 		res.Fixed = res.Fixed[:mends]
@@ -89,6 +89,17 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 	}
 	r.fixLinkCounts()
 	return true, nil
+}
+
+// anyToFix reports whether the check found something a repair changes:
+// a data-checksum finding alone is left as it is (no second copy).
+func (c *checker) anyToFix() bool {
+	for _, f := range c.errs {
+		if f.Kind != FindDataChecksum {
+			return true
+		}
+	}
+	return false
 }
 
 func hasKind(fds []Finding, k FindingKind) bool {
