@@ -86,8 +86,6 @@ func (s *salvage) slots(buf []byte, ibn uint64, a vld.Addr, ipb uint64, used []o
 		switch {
 		case errors.Is(err, ondisk.ErrZeroed):
 			continue // never written: free
-		case distrust != nil && ino == 0:
-			continue // inode 0 is never used
 		case distrust != nil && (err != nil || !n.Free()):
 			err = distrust
 		case err == nil && n.Ino == 0 && !n.Free():
