@@ -111,8 +111,9 @@ func TestRepairSalvagesDamagedBlocks(t *testing.T) {
 	blocks := []string{"inode block 0 (the root's)", "inode block 1", "indirect block", "leaf node",
 		"root directory block", "directory block", "xattr block", "superblock", "checkpoint slot A", "checkpoint slot B"}
 	// Version 1 names indirect blocks by address, later versions number
-	// the nodes below a root; version 3 is the default.
-	for _, v := range []uint32{ondisk.FSVersionAddr, ondisk.FSVersion} {
+	// the nodes below a root; version 3 has no checksums in its pointers
+	// and map entries, version 4 (the default) has.
+	for _, v := range []uint32{ondisk.FSVersionAddr, ondisk.FSVersionRecords, ondisk.FSVersion} {
 		for _, blk := range blocks {
 			for _, dm := range damages {
 				t.Run(fmt.Sprintf("v%d/%s/%s", v, blk, dm.name), func(t *testing.T) {
