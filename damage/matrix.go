@@ -18,6 +18,12 @@ const (
 	KindSuperblock = "superblock"      // block 0 (copies at the middle and last blocks)
 	KindSlot       = "checkpoint-slot" // blocks 1 and 2
 	KindCkptDir    = "checkpoint-directory"
+	KindTail       = "tail" // block 3, the clean-stop record
+	// KindLogRoot is the newest virtual-log entry, KindLogEntry the older
+	// live ones: one copy each (docs/vld.md), so they are not among the
+	// default kinds; asking for them shows what their damage costs.
+	KindLogRoot  = "log-root"
+	KindLogEntry = "log-entry"
 )
 
 // DefaultKinds are the kinds of block whose single damage the product
@@ -25,7 +31,11 @@ const (
 // found by its checksum on version 4 and reads as EIO, never as wrong
 // bytes; a version-3 image has no data checksums, and its data rows fail.
 var DefaultKinds = []string{vlfs.MetaInodeBlock, vlfs.MetaIndirect, vlfs.MetaDirectory, vlfs.MetaXattr,
-	vlfs.MetaData, KindSuperblock, KindSlot, KindCkptDir}
+	vlfs.MetaData, KindSuperblock, KindSlot, KindCkptDir, KindTail}
+
+// AllKinds are every kind Run knows: the defaults and the single-copy log
+// entries.
+func AllKinds() []string { return append(slices.Clone(DefaultKinds), KindLogRoot, KindLogEntry) }
 
 // Damages are the ways a block is damaged.
 var Damages = []string{"bit", "zero", "random"}
@@ -195,6 +205,18 @@ func candidates(fs *vlfs.FS, kinds []string) (map[string][]block, error) {
 	}
 	if want(KindSlot) {
 		out[KindSlot] = []block{{addr: ondisk.CheckpointA}, {addr: ondisk.CheckpointB}}
+	}
+	if want(KindTail) {
+		out[KindTail] = []block{{addr: ondisk.TailAddr}}
+	}
+	if want(KindLogRoot) || want(KindLogEntry) {
+		root, others := fs.Volume().LogEntryBlocks()
+		if root != 0 {
+			out[KindLogRoot] = []block{{addr: uint64(root)}}
+		}
+		for _, a := range others {
+			out[KindLogEntry] = append(out[KindLogEntry], block{addr: uint64(a)})
+		}
 	}
 	if want(KindCkptDir) {
 		dir, copies := fs.Volume().CheckpointBlocks()

@@ -124,3 +124,26 @@ func TestMatrixDataReadsEIO(t *testing.T) {
 		t.Fatalf("%d cases, want 4 blocks x 3 damages", len(rep.Cases))
 	}
 }
+
+// TestMatrixLogKinds runs the tail and the single-copy log entries: the
+// tail must hold (a damaged tail costs the window scan, nothing else).
+// The log rows are logged, not asserted: docs/fsck.md gives what they cost.
+func TestMatrixLogKinds(t *testing.T) {
+	rep, err := Run(Config{Image: testImage(t), Kinds: []string{KindTail, KindLogRoot, KindLogEntry}, Samples: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		t.Logf("%-10s %-6s cases %d detected %d repaired %d intact %d lost %d failed %d", r.Kind, r.Damage, r.Cases, r.Detected, r.Repaired, r.Intact, r.Lost, r.Failed)
+	}
+	for _, c := range rep.Cases {
+		if c.Kind == KindTail && len(c.Failures) > 0 {
+			t.Errorf("tail/%s: %v", c.Damage, c.Failures)
+		} else if len(c.Failures) > 0 {
+			t.Logf("%s/%s at %d: %v", c.Kind, c.Damage, c.Addr, c.Failures[0])
+		}
+	}
+	if len(rep.Missing) > 0 {
+		t.Fatalf("no block of %v", rep.Missing)
+	}
+}

@@ -3,6 +3,7 @@ package vld
 import (
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"sync"
 
@@ -158,6 +159,22 @@ func (v *Volume) CheckpointBlocks() (dir, copies []Addr) {
 	defer v.mu.Unlock()
 	c := v.log.ckpt
 	return append([]Addr(nil), c.DirBlocks...), append([]Addr(nil), c.DirCopies...)
+}
+
+// LogEntryBlocks are the blocks holding the live virtual-log entries: the
+// root (the newest, which a clean stop's tail names) and the others (for
+// damage tests: entries have one copy each, docs/vld.md).
+func (v *Volume) LogEntryBlocks() (root Addr, others []Addr) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	root = v.log.root.Addr
+	for _, e := range v.log.entries {
+		if e.ref.Addr != root {
+			others = append(others, e.ref.Addr)
+		}
+	}
+	slices.Sort(others)
+	return root, others
 }
 
 // BlockSize is the size of every block in bytes.

@@ -29,7 +29,7 @@ type damageResult struct {
 func runDamage(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("damage", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	kinds := fl.String("kinds", strings.Join(damage.DefaultKinds, ","), "kinds of block to damage (data too: \"data\", which has no checksum yet)")
+	kinds := fl.String("kinds", strings.Join(damage.DefaultKinds, ","), "kinds of block to damage, of "+strings.Join(damage.AllKinds(), ",")+" (log-root and log-entry have one copy: not in the default)")
 	damages := fl.String("damages", strings.Join(damage.Damages, ","), "how: bit (one bit flipped), zero, random")
 	samples := fl.Int("samples", 2, "blocks of each kind, picked by --seed")
 	seed := fl.Int64("seed", 1, "seed of the picks and the random damage (a run is replayed by its seed)")
