@@ -45,7 +45,10 @@ type Options struct {
 	ReadOnly bool
 	// AcceptLoss (a repair's open): when the newest log entry a clean stop
 	// named is damaged, recover the state before the last commit instead
-	// of refusing the volume, and say so (RecoveryInfo.RootDamaged).
+	// of refusing the volume, and say so (RecoveryInfo.RootDamaged); and
+	// when the pieces rebuilt after a clean stop differ from the tail's
+	// digest (a damaged older live entry), take the older versions and say
+	// so (RecoveryInfo.PiecesLost).
 	AcceptLoss bool
 	// ReserveBlocks are kept back from data writes so that metadata updates
 	// (deletes included) can always complete. 0 means the default.

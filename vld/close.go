@@ -72,7 +72,8 @@ func (v *Volume) writeTailLocked() error {
 		v.alloc.markFree(int64(a))
 	}
 	v.pending, v.written = map[Addr]bool{}, map[Addr]uint32{}
-	t := ondisk.Tail{UUID: v.sb.UUID, CkptSeq: v.log.ckpt.Seq, Root: v.log.root, NextSeq: v.log.nextSeq, SimMs: floatBits(v.m.now)}
+	t := ondisk.Tail{UUID: v.sb.UUID, CkptSeq: v.log.ckpt.Seq, Root: v.log.root, NextSeq: v.log.nextSeq, SimMs: floatBits(v.m.now), HasDigest: true}
+	t.Pieces, t.Digest = v.log.digest()
 	buf := make([]byte, v.bs)
 	t.Encode(buf)
 	if _, err := v.dev.WriteAt(buf, ondisk.TailAddr*int64(v.bs)); err != nil {

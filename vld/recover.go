@@ -33,6 +33,9 @@ func (v *Volume) recover() error {
 	if err := v.walkTree(root, ck); err != nil {
 		return err
 	}
+	if err := v.checkDigest(); err != nil {
+		return err
+	}
 	for p, ref := range named {
 		if g.cur[p].ref != ref {
 			g.pinned = append(g.pinned, ref.Addr)
@@ -188,6 +191,29 @@ func (v *Volume) readDirBlock(ck *ondisk.Checkpoint, i int, a Addr) (*ondisk.Dir
 	return d, nil
 }
 
+// checkDigest compares the pieces the walk made current with the digest a
+// clean stop's tail recorded: a live entry that does not read is taken
+// for a recycled one by the walk, and only this tells them apart. A
+// mismatch refuses the volume, naming repair, unless the caller accepts
+// the loss (Options.AcceptLoss: the older versions stand, and
+// RecoveryInfo.PiecesLost says so).
+func (v *Volume) checkDigest() error {
+	t := v.cleanTail
+	if t == nil || !t.HasDigest || v.recovery.RootDamaged {
+		return nil
+	}
+	n, d := v.log.digest()
+	if n == t.Pieces && d == t.Digest {
+		return nil
+	}
+	if !v.opts.AcceptLoss {
+		return fmt.Errorf("open: %d pieces rebuilt from the log where the clean stop had %d (digest %#08x, tail %#08x): a live log entry is damaged and what it held would read as an older state; vlfs fsck --repair recovers what remains: %w",
+			n, t.Pieces, d, t.Digest, ErrCorrupt)
+	}
+	v.recovery.PiecesLost = true
+	return nil
+}
+
 // readEntry reads and validates the entry ref names.
 func (v *Volume) readEntry(ref ondisk.Ref) (*ondisk.Entry, error) {
 	if ref.Addr < ondisk.FixedBlocks || ref.Addr >= v.sb.NumBlocks {
@@ -219,6 +245,7 @@ func (v *Volume) findRoot(ck *ondisk.Checkpoint) (root ondisk.Ref, maxSeen uint6
 		return v.scanForRoot(ck)
 	}
 	v.recovery.Clean = true
+	v.cleanTail = t
 	v.m.setNow(float64frombits(t.SimMs))
 	if t.Root.IsZero() || t.Root.Seq <= ck.LogSeq {
 		return t.Root, t.NextSeq - 1, nil

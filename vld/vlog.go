@@ -2,6 +2,7 @@ package vld
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
@@ -72,6 +73,21 @@ func newVlog() *vlog {
 
 // isLive reports whether e is the current version of its piece.
 func (g *vlog) isLive(e *logEntry) bool { return g.cur[e.piece].ref == e.ref }
+
+// digest is the number of current pieces and ondisk.PieceDigest of them
+// (the tail record's, for a recovery to compare with what it rebuilt).
+func (g *vlog) digest() (uint32, uint32) {
+	ps := make([]uint32, 0, len(g.cur))
+	for p := range g.cur {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	refs := make([]ondisk.Ref, len(ps))
+	for i, p := range ps {
+		refs[i] = g.cur[p].ref
+	}
+	return uint32(len(ps)), ondisk.PieceDigest(ps, refs)
+}
 
 // reach marks in seen every present entry reachable from r, not passing
 // through the entry with sequence number skip (0: none).

@@ -49,18 +49,19 @@ type Volume struct {
 	// every later call returns it.
 	failed error
 
-	written  map[Addr]uint32 // blocks written since the last commit snapshot, with their CRC
-	pending  map[Addr]bool   // freed since the last commit snapshot
-	reserve  int64
-	stats    Stats
-	wall     struct{ write, flush wallhist.Hist } // atomics: recorded and read without mu
-	recovery RecoveryInfo
-	buf      []byte      // one block, for metadata I/O under mu
-	gather   gatherState // writes held back for the next commit (gather.go)
-	openTail []byte      // the tail block as Open found it (Abandon)
-	lost     string      // redundancy Open found lost (Redundancy)
-	maxTrack int         // maxTrackBlocks, once known
-	commit   commitScratch
+	written   map[Addr]uint32 // blocks written since the last commit snapshot, with their CRC
+	pending   map[Addr]bool   // freed since the last commit snapshot
+	reserve   int64
+	stats     Stats
+	wall      struct{ write, flush wallhist.Hist } // atomics: recorded and read without mu
+	recovery  RecoveryInfo
+	buf       []byte       // one block, for metadata I/O under mu
+	gather    gatherState  // writes held back for the next commit (gather.go)
+	openTail  []byte       // the tail block as Open found it (Abandon)
+	cleanTail *ondisk.Tail // the tail record Open found valid (nil after a crash)
+	lost      string       // redundancy Open found lost (Redundancy)
+	maxTrack  int          // maxTrackBlocks, once known
+	commit    commitScratch
 }
 
 // commitScratch is what a commit builds and writes before it returns,
@@ -105,7 +106,11 @@ type RecoveryInfo struct {
 	Discarded        bool // the newest commit group was incomplete and ignored
 	// RootDamaged: the newest entry a clean stop named did not read, and
 	// (Options.AcceptLoss) the state before its commit was recovered.
-	RootDamaged   bool
+	RootDamaged bool
+	// PiecesLost: after a clean stop, the pieces the log walk rebuilt
+	// differ from the tail's digest of them (a live entry did not read),
+	// and (Options.AcceptLoss) the older versions were taken.
+	PiecesLost    bool
 	CheckpointSeq uint64
 	WallMs        float64
 	// SuperblockCopy is the block whose copy of the superblock Open used
@@ -145,6 +150,9 @@ func (v *Volume) lostRedundancy() string {
 	}
 	if r.RootDamaged {
 		why = append(why, "the newest log entry was damaged: the state before the last commit was recovered, and what that commit wrote is lost")
+	}
+	if r.PiecesLost {
+		why = append(why, "a live log entry was damaged: older versions of the pieces it held were recovered, and what it held is lost")
 	}
 	if r.DirCopiesDamaged > 0 {
 		why = append(why, fmt.Sprintf("%d checkpoint directory copies damaged", r.DirCopiesDamaged))

@@ -56,6 +56,14 @@ func TestRoundTrips(t *testing.T) {
 	if err != nil || *tl2 != *tl {
 		t.Fatalf("tail: %+v %v", tl2, err)
 	}
+	tl.HasDigest, tl.Pieces, tl.Digest = true, 7, PieceDigest([]uint32{1, 5}, []Ref{{Addr: 20, Seq: 2}, {Addr: 21, Seq: 4}})
+	tl.Encode(b)
+	if tl2, err = DecodeTail(b); err != nil || *tl2 != *tl {
+		t.Fatalf("tail with a digest: %+v %v", tl2, err)
+	}
+	if PieceDigest([]uint32{1, 5}, []Ref{{Addr: 20, Seq: 2}, {Addr: 21, Seq: 3}}) == tl.Digest {
+		t.Fatal("the piece digest does not see an older version")
+	}
 
 	s := &Superblock{BlockSize: bs, UUID: testUUID, NumBlocks: 1000, Kind: "vlfs", AppData: []byte("app"), ModelJSON: []byte(`{"name":"x"}`)}
 	if err := s.Encode(b); err != nil {
