@@ -42,9 +42,21 @@ type sumCheck struct {
 	sum uint32
 }
 
-// verifyBlock checks block lbn of ino, read from a into b, against sum. It
-// needs no lock: the counter is atomic and the log line is the logger's.
+// verifyBlock checks block lbn of ino, read from a into b, against sum,
+// and counts and logs a mismatch. It needs no lock: the counter is atomic
+// and the log line is the logger's.
 func (fs *FS) verifyBlock(ino Ino, lbn uint64, a vld.Addr, sum uint32, b []byte) error {
+	err := fs.checkBlock(ino, lbn, a, sum, b)
+	if err != nil {
+		fs.reportChecksum(err)
+	}
+	return err
+}
+
+// checkBlock is verifyBlock without counting or logging: an unlocked
+// read's mismatch may be a block rewritten in place meanwhile (in-place
+// placement), which the read retries before it reports anything.
+func (fs *FS) checkBlock(ino Ino, lbn uint64, a vld.Addr, sum uint32, b []byte) error {
 	if !fs.geo.summed {
 		return nil
 	}
@@ -52,10 +64,13 @@ func (fs *FS) verifyBlock(ino Ino, lbn uint64, a vld.Addr, sum uint32, b []byte)
 	if got == sum {
 		return nil
 	}
-	fs.stats.checksumErrors.Add(1)
 	off := lbn * uint64(fs.geo.bs)
-	err := fmt.Errorf("inode %d: block %d (bytes %d..%d) at %d: checksum %#08x, pointer says %#08x: %w",
+	return fmt.Errorf("inode %d: block %d (bytes %d..%d) at %d: checksum %#08x, pointer says %#08x: %w",
 		ino, lbn, off, off+uint64(fs.geo.bs)-1, a, got, sum, ErrChecksum)
+}
+
+// reportChecksum counts and logs a data checksum mismatch.
+func (fs *FS) reportChecksum(err error) {
+	fs.stats.checksumErrors.Add(1)
 	fs.logf("vlfs: %v", err)
-	return err
 }

@@ -1,6 +1,7 @@
 package vlfs
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vlfs/vlfs/vld"
@@ -39,6 +40,26 @@ func (fs *FS) Read(ino Ino, off int64, buf []byte) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("read at %d: %w", off, ErrInvalid)
 	}
+	for try := 1; ; try++ {
+		n, err := fs.readOnce(ino, off, buf)
+		if errors.Is(err, ErrChecksum) && try < readTries {
+			continue // rewritten in place while read? (checkBlock)
+		}
+		if errors.Is(err, ErrChecksum) {
+			fs.reportChecksum(err)
+		}
+		return n, err
+	}
+}
+
+// readTries bounds Read's attempts when a block fails its checksum: a
+// block rewritten in place between the plan and the read (in-place
+// placement) passes at the next; damage fails every time.
+const readTries = 3
+
+// readOnce is one attempt of Read; a checksum mismatch is returned
+// unreported.
+func (fs *FS) readOnce(ino Ino, off int64, buf []byte) (int, error) {
 	fs.lock()
 	var p readPlan
 	var n int
@@ -78,6 +99,9 @@ func (fs *FS) readLocked(in *inode, off uint64, buf []byte) (int, error) {
 		return n, err
 	}
 	if err := fs.readPlanned(in.ino, &p); err != nil {
+		if errors.Is(err, ErrChecksum) {
+			fs.reportChecksum(err) // under FS.mu: nothing rewrites it meanwhile
+		}
 		return 0, err
 	}
 	return n, nil
@@ -90,8 +114,8 @@ func (fs *FS) readPlanned(ino Ino, p *readPlan) error {
 		return fmt.Errorf("inode %d: reading data: %w", ino, err)
 	}
 	for i, c := range p.checks {
-		if err := fs.verifyBlock(ino, c.lbn, p.addrs[i], c.sum, p.bufs[i]); err != nil {
-			return err
+		if err := fs.checkBlock(ino, c.lbn, p.addrs[i], c.sum, p.bufs[i]); err != nil {
+			return err // the caller reports it (Read after its retries)
 		}
 	}
 	for _, pt := range p.parts {

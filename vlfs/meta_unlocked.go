@@ -118,8 +118,10 @@ func (fs *FS) loadUnlocked(r loadReq) error {
 			return fmt.Errorf("reading inode block %d at %d: %w", r.ibn, r.addr, err)
 		}
 		if fs.iblocks[r.ibn] == nil && fs.imap.addr(r.ibn) == r.addr {
-			if err := fs.geo.verifyMeta(b, fs.imap.sum(r.ibn)); err != nil {
-				return fmt.Errorf("inode block %d at %d: %w", r.ibn, r.addr, err)
+			if fs.geo.verifyMeta(b, fs.imap.sum(r.ibn)) != nil {
+				// Perhaps rewritten in place while read: not installed;
+				// the locked load the retries end in decides.
+				return nil
 			}
 			fs.iblocks[r.ibn] = b
 			fs.stats.unlockedMetaLoads.Add(1)
@@ -167,11 +169,13 @@ func (fs *FS) installDirLocked(r loadReq, bufs [][]byte) error {
 	ds := &dirState{ents: map[string]dirEnt{}}
 	for i, b := range bufs {
 		_, sum, err := fs.bmapSumLocked(in, uint64(i)) // cached: the check above found no miss
-		if err == nil {
-			err = fs.verifyBlock(in.ino, uint64(i), r.addrs[i], sum, b)
-		}
 		if err != nil {
 			return err
+		}
+		if fs.checkBlock(in.ino, uint64(i), r.addrs[i], sum, b) != nil {
+			// Perhaps rewritten in place while read: not installed; the
+			// locked load the retries end in decides (and reports).
+			return nil
 		}
 		if err := fs.decodeDirBlock(in, ds, uint32(i), b); err != nil {
 			return err

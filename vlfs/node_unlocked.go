@@ -1,5 +1,7 @@
 package vlfs
 
+import "errors"
+
 // A read that needs an indirect block not in memory used to read it under
 // FS.mu (nodeLocked), so a cold file's first read held every other
 // operation of the mount for a device read: milliseconds on the real-time
@@ -79,6 +81,11 @@ func (fs *FS) loadNodeUnlocked(in *inode, miss *nodeMiss) error {
 		h()
 	}
 	fs.lock()
+	if errors.Is(err, ErrChecksum) {
+		// Perhaps rewritten in place while read (in-place placement):
+		// plan again; the locked load the retries end in decides.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
