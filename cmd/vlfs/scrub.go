@@ -141,6 +141,9 @@ func scrubMount(dir string, quiet bool, stderr io.Writer) (*scrubResult, error) 
 			res.Damaged = append(res.Damaged, scrubDamage{Path: p, Ranges: dmg})
 		}
 	}
+	if !quiet {
+		line.Show(scrubProgress(res.Bytes, max(total, res.Bytes), "done"), "done")
+	}
 	line.End()
 	res.Seconds = time.Since(start).Seconds()
 	if after, err := fusefs.ReadLiveReport(abs); err == nil {
