@@ -92,28 +92,15 @@ func fuzzIndirect(data []byte) (int, error) {
 		score := 0
 		for _, x := range resealed(b, blockCRCOff) {
 			for _, summed := range []bool{false, true} {
-				dst := make([]uint64, PerIndirectFor(len(x), summed))
-				var sums []uint32
-				if summed {
-					sums = make([]uint32, len(dst))
+				ok, err := pointersRoundTrip("indirect block", x, PerIndirectFor(len(x), summed), summed,
+					func(b []byte, dst []uint64, sums []uint32) error { return DecodeIndirect(b, owner, level, dst, sums) },
+					func(b []byte, dst []uint64, sums []uint32) { EncodeIndirect(b, owner, level, dst, sums) })
+				if err != nil {
+					return 0, err
 				}
-				if DecodeIndirect(x, owner, level, dst, sums) != nil {
-					continue
+				if ok {
+					score = 1
 				}
-				out := make([]byte, len(x))
-				EncodeIndirect(out, owner, level, dst, sums)
-				dst2 := make([]uint64, len(dst))
-				var sums2 []uint32
-				if summed {
-					sums2 = make([]uint32, len(dst))
-				}
-				if err := DecodeIndirect(out, owner, level, dst2, sums2); err != nil {
-					return 0, fmt.Errorf("re-encoded indirect block (summed %v) rejected: %w", summed, err)
-				}
-				if !slices.Equal(dst, dst2) || !slices.Equal(sums, sums2) {
-					return 0, fmt.Errorf("indirect block (summed %v) changed through a re-encoding", summed)
-				}
-				score = 1
 			}
 		}
 		return score, nil
@@ -176,31 +163,47 @@ func fuzzPiece(data []byte) (int, error) {
 		score := 0
 		for _, x := range resealed(b, pieceCRCOff) {
 			for _, summed := range []bool{false, true} {
-				n := PerPieceFor(len(x), summed)
-				dst, sums := make([]uint64, n), []uint32(nil)
-				if summed {
-					sums = make([]uint32, n)
+				ok, err := pointersRoundTrip("piece", x, PerPieceFor(len(x), summed), summed,
+					func(b []byte, dst []uint64, sums []uint32) error { return DecodePiece(b, uint32(index), dst, sums) },
+					func(b []byte, dst []uint64, sums []uint32) { EncodePiece(b, uint32(index), dst, sums) })
+				if err != nil {
+					return 0, err
 				}
-				if DecodePiece(x, uint32(index), dst, sums) != nil {
-					continue
+				if ok {
+					score = 1
 				}
-				out := make([]byte, len(x))
-				EncodePiece(out, uint32(index), dst, sums)
-				dst2, sums2 := make([]uint64, n), []uint32(nil)
-				if summed {
-					sums2 = make([]uint32, n)
-				}
-				if err := DecodePiece(out, uint32(index), dst2, sums2); err != nil {
-					return 0, fmt.Errorf("re-encoded piece (summed %v) rejected: %w", summed, err)
-				}
-				if !slices.Equal(dst, dst2) || !slices.Equal(sums, sums2) {
-					return 0, fmt.Errorf("piece (summed %v) changed through a re-encoding", summed)
-				}
-				score = 1
 			}
 		}
 		return score, nil
 	})
+}
+
+// pointersRoundTrip is the property of the two structures that hold a
+// pointer array (indirect blocks, map pieces), in either layout: what of x
+// decodes into n pointers (and sums when summed) re-encodes to bytes that
+// decode to the same values. ok reports that x decoded.
+func pointersRoundTrip(what string, x []byte, n int, summed bool,
+	decode func([]byte, []uint64, []uint32) error, encode func([]byte, []uint64, []uint32)) (bool, error) {
+	arrays := func() ([]uint64, []uint32) {
+		if summed {
+			return make([]uint64, n), make([]uint32, n)
+		}
+		return make([]uint64, n), nil
+	}
+	dst, sums := arrays()
+	if decode(x, dst, sums) != nil {
+		return false, nil
+	}
+	out := make([]byte, len(x))
+	encode(out, dst, sums)
+	dst2, sums2 := arrays()
+	if err := decode(out, dst2, sums2); err != nil {
+		return true, fmt.Errorf("re-encoded %s (summed %v) rejected: %w", what, summed, err)
+	}
+	if !slices.Equal(dst, dst2) || !slices.Equal(sums, sums2) {
+		return true, fmt.Errorf("%s (summed %v) changed through a re-encoding", what, summed)
+	}
+	return true, nil
 }
 
 // fuzzRecord decodes a record, and a copy sealed over the length its

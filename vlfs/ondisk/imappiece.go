@@ -67,18 +67,10 @@ func EncodePiece(b []byte, index uint32, addrs []uint64, sums []uint32) {
 	le.PutUint32(b[8:], index)
 	n := PerPieceFor(len(b), sums != nil)
 	le.PutUint32(b[12:], uint32(n))
-	if sums == nil {
-		putAddrs(b[PieceHeaderSize:], addrs)
-	} else {
+	if sums != nil {
 		b[4] = SummedFormatVersion
-		putAddrs(b[PieceHeaderSize:PieceHeaderSize+8*n], addrs)
-		s := b[PieceHeaderSize+8*n:]
-		m := min(len(sums), n)
-		for i, c := range sums[:m] {
-			le.PutUint32(s[4*i:], c)
-		}
-		clear(s[4*m:])
 	}
+	putPointers(b[PieceHeaderSize:], n, addrs, sums)
 	seal(b, pieceCRCOff)
 }
 
@@ -110,11 +102,6 @@ func DecodePiece(b []byte, index uint32, dst []uint64, sums []uint32) error {
 	case len(dst) != n || sums != nil && len(sums) != n:
 		return fmt.Errorf("inode-map piece %d: destination holds %d, piece %d: %w", index, len(dst), n, ErrTooSmall)
 	}
-	for i := range dst {
-		dst[i] = le.Uint64(b[PieceHeaderSize+8*i:])
-	}
-	for i := range sums {
-		sums[i] = le.Uint32(b[PieceHeaderSize+8*n+4*i:])
-	}
+	getPointers(b[PieceHeaderSize:], n, dst, sums)
 	return nil
 }

@@ -46,19 +46,10 @@ func PerIndirectFor(bs int, summed bool) int {
 // (len(addrs) == len(sums) == PerIndirectSummed(len(b))).
 func EncodeIndirect(b []byte, owner uint64, level int, addrs []uint64, sums []uint32) {
 	putHeader(b, blockHeader{magic: IndirectMagic, level: uint8(level), owner: owner})
-	if sums == nil {
-		putAddrs(b[BlockHeaderSize:], addrs)
-	} else {
+	if sums != nil {
 		b[4] = SummedFormatVersion
-		n := PerIndirectSummed(len(b))
-		putAddrs(b[BlockHeaderSize:BlockHeaderSize+8*n], addrs)
-		s := b[BlockHeaderSize+8*n:]
-		m := min(len(sums), n)
-		for i, c := range sums[:m] {
-			le.PutUint32(s[4*i:], c)
-		}
-		clear(s[4*m:])
 	}
+	putPointers(b[BlockHeaderSize:], PerIndirectSummed(len(b)), addrs, sums)
 	seal(b, blockCRCOff)
 }
 
@@ -83,11 +74,6 @@ func DecodeIndirect(b []byte, owner uint64, level int, dst []uint64, sums []uint
 	if len(dst) != n || (sums != nil && len(sums) != n) {
 		return fmt.Errorf("indirect block of inode %d: destination holds %d, block %d: %w", owner, len(dst), n, ErrTooSmall)
 	}
-	for i := range dst {
-		dst[i] = le.Uint64(b[BlockHeaderSize+8*i:])
-	}
-	for i := range sums {
-		sums[i] = le.Uint32(b[BlockHeaderSize+8*n+4*i:])
-	}
+	getPointers(b[BlockHeaderSize:], n, dst, sums)
 	return nil
 }
