@@ -2,6 +2,7 @@ package vld
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -77,11 +78,7 @@ func (g *vlog) isLive(e *logEntry) bool { return g.cur[e.piece].ref == e.ref }
 // digest is the number of current pieces and ondisk.PieceDigest of them
 // (the tail record's, for a recovery to compare with what it rebuilt).
 func (g *vlog) digest() (uint32, uint32) {
-	ps := make([]uint32, 0, len(g.cur))
-	for p := range g.cur {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
+	ps := slices.Sorted(maps.Keys(g.cur))
 	refs := make([]ondisk.Ref, len(ps))
 	for i, p := range ps {
 		refs[i] = g.cur[p].ref

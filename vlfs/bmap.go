@@ -186,12 +186,7 @@ func (fs *FS) bmapSumLocked(in *inode, lbn uint64) (uint64, uint32, error) {
 }
 
 // sum is the data checksum of pointer i (0 when n carries none).
-func (n *node) sum(i uint64) uint32 {
-	if n.sums == nil {
-		return 0
-	}
-	return n.sums[i]
-}
+func (n *node) sum(i uint64) uint32 { return get(n.sums, i) }
 
 // sum is the checksum a pointer to a block holding b carries: ondisk.DataSum
 // when the geometry is summed, 0 otherwise.

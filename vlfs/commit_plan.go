@@ -167,7 +167,7 @@ func (fs *FS) applyCommitLocked(p *commitPlan, addrs []vld.Addr) {
 		if old := fs.imap.addr(ibn); old != 0 && old != addrs[i] { // equal: rewritten in place
 			fs.freeBlockLocked(old)
 		}
-		fs.imap.setAddrClean(ibn, addrs[i], at(p.sums, i))
+		fs.imap.setAddrClean(ibn, addrs[i], get(p.sums, uint64(i)))
 		fs.iblocks[ibn] = p.bufs[i]
 		for _, v := range p.groups[i] {
 			if fs.inodes[v.in.ino] == v.in {

@@ -28,19 +28,26 @@ func newInodeMap(g geometry) *inodeMap {
 }
 
 // addr is the address of inode block ibn (0 if none).
-func (m *inodeMap) addr(ibn uint64) vld.Addr {
-	if ibn < uint64(len(m.addrs)) {
-		return m.addrs[ibn]
-	}
-	return 0
-}
+func (m *inodeMap) addr(ibn uint64) vld.Addr { return get(m.addrs, ibn) }
 
 // sum is the checksum of inode block ibn's bytes (0 if none, or not summed).
-func (m *inodeMap) sum(ibn uint64) uint32 {
-	if ibn < uint64(len(m.sums)) {
-		return m.sums[ibn]
+func (m *inodeMap) sum(ibn uint64) uint32 { return get(m.sums, ibn) }
+
+// get is s[i], or the zero value past s's end (a nil s included).
+func get[T any](s []T, i uint64) T {
+	if i < uint64(len(s)) {
+		return s[i]
 	}
-	return 0
+	var zero T
+	return zero
+}
+
+// put sets (*s)[i] to v, growing *s with zero values to reach i.
+func put[T any](s *[]T, i uint64, v T) {
+	if i >= uint64(len(*s)) {
+		*s = append(*s, make([]T, i+1-uint64(len(*s)))...)
+	}
+	(*s)[i] = v
 }
 
 // setAddr records a new address for inode block ibn, whose bytes have
@@ -52,15 +59,9 @@ func (m *inodeMap) setAddr(ibn uint64, a vld.Addr, sum uint32) {
 
 // setAddrClean records an address (and checksum) already committed.
 func (m *inodeMap) setAddrClean(ibn uint64, a vld.Addr, sum uint32) {
-	if ibn >= uint64(len(m.addrs)) {
-		m.addrs = append(m.addrs, make([]vld.Addr, ibn+1-uint64(len(m.addrs)))...)
-	}
-	m.addrs[ibn] = a
+	put(&m.addrs, ibn, a)
 	if m.geo.summed {
-		if ibn >= uint64(len(m.sums)) {
-			m.sums = append(m.sums, make([]uint32, ibn+1-uint64(len(m.sums)))...)
-		}
-		m.sums[ibn] = sum
+		put(&m.sums, ibn, sum)
 	}
 	m.rev.setIBlock(ibn, a)
 }
@@ -175,20 +176,12 @@ func (m *inodeMap) loadPieces(pieces map[uint32][]byte, numBlocks uint64) error 
 				return fmt.Errorf("piece %d maps inode block %d on a volume of %d blocks: %w", p, lo+uint64(i), numBlocks, ErrNeedsRepair)
 			}
 			if a != 0 {
-				m.setAddr(lo+uint64(i), a, at(sums, i))
+				m.setAddr(lo+uint64(i), a, get(sums, uint64(i)))
 			}
 		}
 	}
 	clear(m.dirty)
 	return nil
-}
-
-// at is sums[i], or 0 when sums is nil (not summed).
-func at(sums []uint32, i int) uint32 {
-	if sums == nil {
-		return 0
-	}
-	return sums[i]
 }
 
 // numBlocks is one past the highest inode-block number with an address.

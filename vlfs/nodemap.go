@@ -40,12 +40,7 @@ type nodeParts struct {
 }
 
 // node is the address of node n (0: free, or not written yet).
-func (m *inodeMap) node(n uint64) vld.Addr {
-	if n < uint64(len(m.nodes)) {
-		return m.nodes[n]
-	}
-	return 0
-}
+func (m *inodeMap) node(n uint64) vld.Addr { return get(m.nodes, n) }
 
 // nodePiece is the piece that maps node n.
 func (m *inodeMap) nodePiece(n uint64) uint32 {
@@ -58,12 +53,7 @@ func isNodePiece(p uint32) bool {
 }
 
 // nodeSum is the checksum of node n's block (0: none, or not summed).
-func (m *inodeMap) nodeSum(n uint64) uint32 {
-	if n < uint64(len(m.nodeSums)) {
-		return m.nodeSums[n]
-	}
-	return 0
-}
+func (m *inodeMap) nodeSum(n uint64) uint32 { return get(m.nodeSums, n) }
 
 // setNode records node n's new address, whose bytes have checksum sum,
 // and marks its piece.
@@ -74,22 +64,16 @@ func (m *inodeMap) setNode(n uint64, a vld.Addr, sum uint32) {
 
 // setNodeClean records an address (and checksum) already committed.
 func (m *inodeMap) setNodeClean(n uint64, a vld.Addr, sum uint32) {
-	if n >= uint64(len(m.nodes)) {
-		m.nodes = append(m.nodes, make([]vld.Addr, n+1-uint64(len(m.nodes)))...)
-	}
 	if m.geo.summed {
-		if n >= uint64(len(m.nodeSums)) {
-			m.nodeSums = append(m.nodeSums, make([]uint32, n+1-uint64(len(m.nodeSums)))...)
-		}
-		m.nodeSums[n] = sum
+		put(&m.nodeSums, n, sum)
 	}
-	switch old := m.nodes[n]; {
+	switch old := get(m.nodes, n); {
 	case old == 0 && a != 0:
 		m.placed++
 	case old != 0 && a == 0:
 		m.placed--
 	}
-	m.nodes[n] = a
+	put(&m.nodes, n, a)
 }
 
 func (m *inodeMap) nodeIsUsed(n uint64) bool { return bitIsSet(m.nodeUsed, n) }
@@ -130,7 +114,7 @@ func (m *inodeMap) loadNodePiece(p uint32, dst []uint64, sums []uint32, numBlock
 		if n == 0 || n >= numBlocks || a >= numBlocks {
 			return fmt.Errorf("piece %d maps node %d at %d on a volume of %d blocks: %w", p, n, a, numBlocks, ErrNeedsRepair)
 		}
-		m.setNodeClean(n, a, at(sums, i))
+		m.setNodeClean(n, a, get(sums, uint64(i)))
 		m.markNodeUsed(n)
 	}
 	return nil
