@@ -44,14 +44,17 @@ func (fs *FS) Findings() ([]Finding, error) {
 	if fs.closed {
 		return nil, fmt.Errorf("check: file system closed: %w", ErrInvalid)
 	}
-	c := fs.checkLocked()
+	c := fs.checkLocked(true)
 	return c.errs, nil
 }
 
 // checkLocked runs the whole check with FS.commitMu and FS.mu held and
-// returns the checker (repair reads what it learned).
-func (fs *FS) checkLocked() *checker {
+// returns the checker (repair reads what it learned). scrub reads every
+// data block too (version 4, check_scrub.go): a repair's re-checks after
+// its own changes, which touch no file data, leave it out.
+func (fs *FS) checkLocked(scrub bool) *checker {
 	c := newChecker(fs)
+	c.scrub = scrub
 	if lost, mended := fs.vol.Redundancy(); lost != "" && !mended {
 		c.fail(FindRedundancy, 0, 0, "%s (a read-write mount or fsck --repair writes it again)", lost)
 	}
@@ -92,7 +95,9 @@ type checker struct {
 	counted  map[Ino]uint64 // blocks found in each inode's tree
 	maxLbn   map[Ino]uint64 // one past each inode's last block
 	nodeOf   map[uint64]Ino // node number -> the inode whose tree names it
-	// damaged: data blocks that failed their checksum (check_scrub.go)
+	// scrub: read every data block against its checksum; damaged: those
+	// that failed (check_scrub.go)
+	scrub   bool
 	damaged []scrubbed
 }
 

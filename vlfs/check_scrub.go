@@ -33,9 +33,10 @@ type scrubber struct {
 	bufs  [][]byte
 }
 
-// newScrubber returns nil when the geometry carries no checksums.
+// newScrubber returns nil when the geometry carries no checksums or the
+// check does not scrub.
 func (c *checker) newScrubber(ino Ino) *scrubber {
-	if !c.fs.geo.summed {
+	if !c.fs.geo.summed || !c.scrub {
 		return nil
 	}
 	return &scrubber{c: c, ino: ino}

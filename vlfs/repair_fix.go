@@ -57,7 +57,7 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 		}
 		salvaged = len(res.Fixed) > 0
 	}
-	c := fs.checkLocked()
+	c := fs.checkLocked(true)
 	res.Found = append(res.Found, c.errs...)
 	if fs.salv != nil && hasKind(c.errs, FindUnreadable) {
 		changed, err := r.salvageUnreadable(c)
@@ -66,7 +66,7 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 		}
 		if changed {
 			salvaged = true
-			c = fs.checkLocked()
+			c = fs.checkLocked(false) // the salvage changed no file data
 		}
 	}
 	if (!c.anyToFix() && !salvaged) || !c.fixable() {
@@ -83,7 +83,7 @@ func (fs *FS) repair(res *RepairResult) (bool, error) {
 	}
 	// Counts from a check after the steps: they add entries (lost+found,
 	// a root made again) and drop blocks.
-	r.c = fs.checkLocked()
+	r.c = fs.checkLocked(false)
 	if err := r.fixSizes(); err != nil {
 		return false, fmt.Errorf("repair: %w", err)
 	}

@@ -79,7 +79,7 @@ func (fs *FS) SurgeryAddEntry(dir Ino, name string, ino Ino, mode uint32) error 
 func (fs *FS) SurgeryOrphan(ino Ino) (int, error) {
 	fs.commitMu.Lock()
 	fs.lock()
-	c := fs.checkLocked()
+	c := fs.checkLocked(false) // for the entries it learns
 	fs.unlock()
 	fs.commitMu.Unlock()
 	n := 0
