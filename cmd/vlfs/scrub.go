@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/vlfs/vlfs/internal/liveline"
+	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -126,7 +126,7 @@ func scrubMount(dir string, quiet bool, stderr io.Writer) (*scrubResult, error) 
 	}
 	start := time.Now()
 	line := liveline.New(stderr)
-	buf := alignedBuffer(1<<20, 4096)
+	buf := device.AlignedBuffer(1 << 20)
 	for _, p := range paths {
 		if !quiet {
 			line.Show(scrubProgress(res.Bytes, total, p), fmt.Sprint(res.Bytes*20/max(total, 1)))
@@ -215,14 +215,4 @@ func scrubProgress(done, total int64, path string) string {
 		path = "..." + path[len(path)-47:]
 	}
 	return fmt.Sprintf("scrub [%s] %3d%% %s/%s %s", bar, done*100/max(total, 1), sizeText(done), sizeText(total), path)
-}
-
-// alignedBuffer returns n bytes starting at a multiple of align (O_DIRECT).
-func alignedBuffer(n, align int) []byte {
-	b := make([]byte, n+align)
-	off := 0
-	if r := int(uintptr(unsafe.Pointer(&b[0])) % uintptr(align)); r != 0 {
-		off = align - r
-	}
-	return b[off : off+n]
 }
