@@ -122,6 +122,8 @@ func compare(before, after *tree, base *vlfs.FS, hits []vlfs.Ino, fail func(stri
 			n.Moved++
 		case !hit[ino]:
 			fail("%s (inode %d, now %s): %d bytes differ from its %d, though the damaged block did not hold it", b.path, ino, a.path, a.size, b.size)
+		case a.size == b.size:
+			fail("%s (inode %d, now %s): its %d bytes read back changed, with no error (wrong bytes)", b.path, ino, a.path, a.size)
 		case a.size > b.size:
 			fail("%s (inode %d): %d bytes after the repair, more than its %d", b.path, ino, a.size, b.size)
 		default:

@@ -37,8 +37,9 @@ var DefaultKinds = []string{vlfs.MetaInodeBlock, vlfs.MetaIndirect, vlfs.MetaDir
 // entries.
 func AllKinds() []string { return append(slices.Clone(DefaultKinds), KindLogRoot, KindLogEntry) }
 
-// Damages are the ways a block is damaged.
-var Damages = []string{"bit", "zero", "random"}
+// Damages are the ways a block is damaged: one bit flipped, zeroed,
+// random bytes, and an older version of the block (DamageStale, stale.go).
+var Damages = []string{"bit", "zero", "random", DamageStale}
 
 // Errors of Run: a configuration it cannot run (an unknown damage), and
 // an image it cannot start from (it must mount and check clean).
@@ -60,9 +61,12 @@ type Config struct {
 
 // Case is one damaged copy and what became of it.
 type Case struct {
-	Kind     string   `json:"kind"`
-	Damage   string   `json:"damage"`
-	Addr     uint64   `json:"addr"`
+	Kind   string `json:"kind"`
+	Damage string `json:"damage"`
+	Addr   uint64 `json:"addr"` // the damaged block
+	// StaleOf (stale only) is where the block was before the change that
+	// moved it to Addr: the older version put at Addr is what StaleOf held.
+	StaleOf  uint64   `json:"stale_of,omitempty"`
 	Detected bool     `json:"detected"` // fsck found it
 	Repaired bool     `json:"repaired"` // --repair left nothing; a second check is clean; it mounts
 	Fixed    []string `json:"fixed"`
@@ -100,6 +104,16 @@ type Report struct {
 	Failures int    `json:"failures"` // cases with a failure
 	// Missing lists the kinds asked for that the image has no block of.
 	Missing []string `json:"missing,omitempty"`
+	// Skipped lists the kinds and damages asked for that cannot be made,
+	// and why (a block written once has no stale older version).
+	Skipped []Skip `json:"skipped,omitempty"`
+}
+
+// Skip is a kind and damage Run did not run, and why.
+type Skip struct {
+	Kind   string `json:"kind"`
+	Damage string `json:"damage"`
+	Reason string `json:"reason"`
 }
 
 // Run damages copies of cfg.Image as cfg says and checks each repair.
@@ -145,16 +159,32 @@ func Run(cfg Config) (*Report, error) {
 			rep.Missing = append(rep.Missing, k)
 			continue
 		}
+		for _, d := range cfg.Damages {
+			if why := skipped(k, d); why != "" {
+				rep.Skipped = append(rep.Skipped, Skip{k, d, why})
+			}
+		}
 		rng.Shuffle(len(bs), func(i, j int) { bs[i], bs[j] = bs[j], bs[i] })
 		for _, b := range bs[:min(cfg.Samples, len(bs))] {
 			picks = append(picks, pick{k, b})
 		}
 	}
 	bsz := base.Volume().BlockSize()
-	total := len(picks) * len(cfg.Damages)
+	total := 0
 	for _, p := range picks {
 		for _, d := range cfg.Damages {
-			c := runCase(cfg.Image, bsz, snap, base, p.kind, p.b, d, rng.Int63())
+			if skipped(p.kind, d) == "" {
+				total++
+			}
+		}
+	}
+	for _, p := range picks {
+		for _, d := range cfg.Damages {
+			seed := rng.Int63() // drawn for skipped cases too: a case's seed does not depend on them
+			if skipped(p.kind, d) != "" {
+				continue
+			}
+			c := runCase(cfg.Image, bsz, snap, base, p.kind, p.b, d, seed)
 			rep.Cases = append(rep.Cases, c)
 			if cfg.Progress != nil {
 				cfg.Progress(len(rep.Cases), total, c)
@@ -170,10 +200,21 @@ func Run(cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// block is a candidate: its address and the inodes whose bytes it holds.
+// skipped is why damage d of kind cannot be made ("" when it can).
+func skipped(kind, d string) string {
+	if d == DamageStale {
+		return staleSkip(kind)
+	}
+	return ""
+}
+
+// block is a candidate: its address, the inodes whose bytes it holds
+// (hits), and the inode it belongs to (for an inode block, the first it
+// holds; 0 for the volume's blocks), which a stale case changes.
 type block struct {
 	addr uint64
 	hits []vlfs.Ino
+	ino  vlfs.Ino
 }
 
 // candidates lists the blocks of each kind asked for.
@@ -189,7 +230,7 @@ func candidates(fs *vlfs.FS, kinds []string) (map[string][]block, error) {
 		if !want(m.Kind) {
 			continue
 		}
-		b := block{addr: m.Addr}
+		b := block{addr: m.Addr, ino: m.Ino}
 		switch m.Kind {
 		case vlfs.MetaInodeBlock:
 			for i := range ipb {
@@ -228,20 +269,43 @@ func candidates(fs *vlfs.FS, kinds []string) (map[string][]block, error) {
 }
 
 // runCase damages one block of a copy, checks and repairs the copy, and
-// compares its files with the image's.
+// compares its files with the image's (snap, base), or, for a stale case,
+// with the copy's after the change that made the older version.
 func runCase(img device.Device, bs int, snap *tree, base *vlfs.FS, kind string, b block, dmg string, seed int64) Case {
 	c := Case{Kind: kind, Damage: dmg, Addr: b.addr, Fixed: []string{}}
 	fail := func(format string, args ...any) { c.Failures = append(c.Failures, fmt.Sprintf(format, args...)) }
-	ov := newOverlay(img, bs)
-	buf := make([]byte, bs)
-	if _, err := ov.ReadAt(buf, int64(b.addr)*int64(bs)); err != nil {
-		fail("reading block %d: %v", b.addr, err)
-		return c
-	}
-	damageBlock(buf, dmg, rand.New(rand.NewSource(seed)))
-	if _, err := ov.WriteAt(buf, int64(b.addr)*int64(bs)); err != nil {
-		fail("damaging block %d: %v", b.addr, err)
-		return c
+	var ov *overlay
+	mustDetect := false
+	if dmg == DamageStale {
+		sc, err := makeStale(img, bs, kind, b)
+		if err != nil {
+			fail("making the older version: %v", err)
+			return c
+		}
+		defer sc.fs.Close()
+		c.Addr, c.StaleOf = sc.at, sc.from
+		if snap, err = snapshot(sc.fs); err != nil {
+			fail("reading the files after %s: %v", sc.what, err)
+			return c
+		}
+		base, mustDetect = sc.fs, sc.mustDetect
+		ov = newOverlay(sc.ov, bs)
+		if _, err := ov.WriteAt(sc.old, int64(sc.at)*int64(bs)); err != nil {
+			fail("putting the older version at block %d: %v", sc.at, err)
+			return c
+		}
+	} else {
+		ov = newOverlay(img, bs)
+		buf := make([]byte, bs)
+		if _, err := ov.ReadAt(buf, int64(b.addr)*int64(bs)); err != nil {
+			fail("reading block %d: %v", b.addr, err)
+			return c
+		}
+		damageBlock(buf, dmg, rand.New(rand.NewSource(seed)))
+		if _, err := ov.WriteAt(buf, int64(b.addr)*int64(bs)); err != nil {
+			fail("damaging block %d: %v", b.addr, err)
+			return c
+		}
 	}
 	found, err := vlfs.CheckDevice(ov, vlfs.Options{ReadOnly: true}) // an overlay outlives its Close
 	if err != nil {
@@ -249,6 +313,11 @@ func runCase(img device.Device, bs int, snap *tree, base *vlfs.FS, kind string, 
 		return c
 	}
 	c.Detected = len(found) > 0
+	if mustDetect && !c.Detected {
+		// Its bytes differ from the newer version's (makeStale checks):
+		// a lost write that nothing notices is what the damage is for.
+		fail("the older version of block %d (what block %d held) was not detected: fsck finds nothing", c.Addr, c.StaleOf)
+	}
 	res, err := vlfs.Repair(ov, vlfs.Options{})
 	if err != nil {
 		fail("repair: %v", err)

@@ -30,7 +30,7 @@ func runDamage(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("damage", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	kinds := fl.String("kinds", strings.Join(damage.DefaultKinds, ","), "kinds of block to damage, of "+strings.Join(damage.AllKinds(), ",")+" (log-root and log-entry have one copy: not in the default)")
-	damages := fl.String("damages", strings.Join(damage.Damages, ","), "how: bit (one bit flipped), zero, random")
+	damages := fl.String("damages", strings.Join(damage.Damages, ","), "how: bit (one bit flipped), zero, random (bytes), stale (an older version of the block: a small change through vlfs moves it, and the bytes from before the change are put where it went; the superblock and log entries, written once, have none and are reported skipped)")
 	samples := fl.Int("samples", 2, "blocks of each kind, picked by --seed")
 	seed := fl.Int64("seed", 1, "seed of the picks and the random damage (a run is replayed by its seed)")
 	asJSON := fl.Bool("json", false, "print the report as JSON (every case)")
@@ -38,6 +38,7 @@ func runDamage(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: vlfs damage [--kinds K,..] [--damages D,..] [--samples N] [--seed S] [--json] IMAGE")
 		fmt.Fprintln(stderr, "damages copies of a clean, unmounted image block by block (the image itself is only read),")
 		fmt.Fprintln(stderr, "repairs each with fsck --repair and checks that no file the block did not hold changed")
+		fmt.Fprintln(stderr, "(for stale: from the state after the change that made the older version; its older version must be found)")
 		fmt.Fprintln(stderr, "exit codes: 0 every case held, 4 a case failed, 8 the image cannot be used")
 		fl.PrintDefaults()
 	}
@@ -65,7 +66,11 @@ func runDamage(args []string, stdout, stderr io.Writer) int {
 			if len(c.Failures) > 0 {
 				verdict = "FAILED: " + c.Failures[0]
 			}
-			line.Show(fmt.Sprintf("[%d/%d] %s %s at block %d: %s", done, total, c.Kind, c.Damage, c.Addr, verdict), fmt.Sprint(done))
+			at := fmt.Sprintf("block %d", c.Addr)
+			if c.Damage == damage.DamageStale {
+				at += fmt.Sprintf(" (what block %d held)", c.StaleOf)
+			}
+			line.Show(fmt.Sprintf("[%d/%d] %s %s at %s: %s", done, total, c.Kind, c.Damage, at, verdict), fmt.Sprint(done))
 		}})
 	line.End()
 	if err != nil {
@@ -106,6 +111,9 @@ func printDamage(w io.Writer, res *damageResult) {
 	}
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(w, "the image has no block of: %s\n", strings.Join(res.Missing, ", "))
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "not run: %s %s: %s\n", s.Kind, s.Damage, s.Reason)
 	}
 	fmt.Fprintf(w, "%s: %d files, %d cases, %d failed\n", res.Image, res.Files, len(res.Cases), res.Failures)
 }
