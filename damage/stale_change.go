@@ -29,17 +29,21 @@ func staleChangeFor(fs *vlfs.FS, kind string, b block, old []byte) (staleChange,
 			locate: func(fs *vlfs.FS) (uint64, error) { return blockOf(fs, b.ino, lbn, bs) },
 		}, nil
 	case vlfs.MetaIndirect:
-		// Overwrite a data block under it: the node's pointer (and, on
-		// version 4, its sum) changes.
-		k, lbn, err := nodeAndBlockUnder(fs, b, bs)
+		// A write under it that changes its pointers (stale_node.go).
+		k, lbn, grows, err := nodeTarget(fs, b, old, bs)
 		if err != nil {
-			return staleChange{what: "an overwrite under an indirect block"}, err
+			return staleChange{what: "a write under an indirect block"}, err
 		}
-		return staleChange{
+		sc := staleChange{
 			what:   fmt.Sprintf("an overwrite of inode %d at %d, under its indirect block %d", b.ino, lbn*bs, k),
 			change: func(fs *vlfs.FS) error { return overwrite(fs, b.ino, lbn*bs) },
 			locate: func(fs *vlfs.FS) (uint64, error) { return nthMeta(fs, vlfs.MetaIndirect, b.ino, k) },
-		}, nil
+		}
+		if grows {
+			sc.what = fmt.Sprintf("a new block of inode %d at %d, under its indirect block %d", b.ino, lbn*bs, k)
+			sc.change = func(fs *vlfs.FS) error { return grow(fs, b.ino, lbn*bs) }
+		}
+		return sc, nil
 	case vlfs.MetaDirectory:
 		return renameInBlock(fs, b, old)
 	case vlfs.MetaXattr:
