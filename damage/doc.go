@@ -1,7 +1,8 @@
 // Package damage is issue 34's damage matrix for images of any size: it
 // damages copies of an image one block at a time (every kind of block,
 // the single-copy log entries on request; one bit flipped,
-// zeroed, random bytes), runs vlfs.Repair on each copy and checks what a
+// zeroed, random bytes, and a stale older version of the block, stale.go),
+// runs vlfs.Repair on each copy and checks what a
 // user is promised: the damage is found, the repair leaves an image that
 // checks clean and mounts, every file the damaged block did not hold
 // reads back byte-identical (wherever the repair linked it), and a file it
