@@ -79,7 +79,37 @@ func fuzzDecodeCheckpoint(data []byte) (int, error) {
 }
 
 func fuzzDecodeDirBlock(data []byte) (int, error) {
-	return fuzzDecode(data, DecodeDirBlock, nil)
+	return fuzzDecode(data, DecodeDirBlock, func(d *DirBlock, n int) error {
+		out := make([]byte, n)
+		if err := d.Encode(out); err != nil {
+			return fmt.Errorf("decoded directory block does not re-encode: %w", err)
+		}
+		d2, err := DecodeDirBlock(out)
+		if err != nil {
+			return fmt.Errorf("re-encoded directory block rejected: %w", err)
+		}
+		if !slices.Equal(d2.Entries, d.Entries) {
+			return fmt.Errorf("re-encoded directory block names other places")
+		}
+		return nil
+	})
+}
+
+func fuzzDecodePieceCopy(data []byte) (int, error) {
+	return fuzzDecode(data, DecodePieceCopy, func(c *PieceCopy, n int) error {
+		out := make([]byte, n)
+		if err := c.Encode(out); err != nil {
+			return fmt.Errorf("decoded piece copy does not re-encode: %w", err)
+		}
+		c2, err := DecodePieceCopy(out)
+		if err != nil {
+			return fmt.Errorf("re-encoded piece copy rejected: %w", err)
+		}
+		if c2.Piece != c.Piece || c2.Seq != c.Seq || c2.Index != c.Index || !slices.Equal(c2.Payload, c.Payload) {
+			return fmt.Errorf("re-encoded piece copy differs")
+		}
+		return nil
+	})
 }
 
 func fuzzDecodeTail(data []byte) (int, error) {

@@ -31,7 +31,13 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 
 func FuzzDecodeDirBlock(f *testing.F) {
 	nativeFuzz(f, fuzzDecodeDirBlock, func(b []byte) {
-		(&DirBlock{UUID: testUUID, CkptSeq: 1, Entries: []DirEntry{{Piece: 1}}}).Encode(b)
+		(&DirBlock{UUID: testUUID, CkptSeq: 1, Entries: []DirEntry{{Piece: 1}, {Piece: 2, At: Ref{Addr: 9, Seq: 3}, Copies: true, Pair: 10}}}).Encode(b)
+	})
+}
+
+func FuzzDecodePieceCopy(f *testing.F) {
+	nativeFuzz(f, fuzzDecodePieceCopy, func(b []byte) {
+		(&PieceCopy{UUID: testUUID, Piece: 4, Seq: 9, Index: 1, Payload: []byte("map")}).Encode(b)
 	})
 }
 

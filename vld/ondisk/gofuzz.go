@@ -20,3 +20,4 @@ func FuzzGoDecodeCheckpoint(data []byte) int { return goFuzz(fuzzDecodeCheckpoin
 func FuzzGoDecodeDirBlock(data []byte) int   { return goFuzz(fuzzDecodeDirBlock, data) }
 func FuzzGoDecodeTail(data []byte) int       { return goFuzz(fuzzDecodeTail, data) }
 func FuzzGoDecodeSuperblock(data []byte) int { return goFuzz(fuzzDecodeSuperblock, data) }
+func FuzzGoDecodePieceCopy(data []byte) int  { return goFuzz(fuzzDecodePieceCopy, data) }

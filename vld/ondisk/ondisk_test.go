@@ -2,7 +2,9 @@ package ondisk
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -84,7 +86,8 @@ func TestSizes(t *testing.T) {
 		{"payload", PayloadSize(4096), 3072},
 		{"covers with 16 pointers", MaxCovers(4096, MaxPtrs), 57},
 		{"covers with no pointers", MaxCovers(4096, 0), 78},
-		{"directory entries", DirEntriesPerBlock(4096), 168},
+		{"directory entries", DirEntriesPerBlock(4096), 126},
+		{"version-1 directory entries", maxDirEntries(4096), 168},
 		{"checkpoint directory blocks", MaxDirBlocks(4096), 501},
 		{"model JSON room", MaxModelJSON(4096), 3004},
 	}
@@ -120,5 +123,54 @@ func TestDamageIsClassified(t *testing.T) {
 	}
 	if !IsNotRecord(ErrChecksum) || IsNotRecord(ErrCorrupt) {
 		t.Error("IsNotRecord misclassifies")
+	}
+}
+
+// TestPieceCopiesRoundTrip: a piece copy and a version-2 directory entry
+// naming two copies come back as written; a version-1 directory block
+// (24-byte entries, as checkpoints before issue 34's copies wrote them)
+// still decodes.
+func TestPieceCopiesRoundTrip(t *testing.T) {
+	b := make([]byte, bs)
+	c := &PieceCopy{UUID: testUUID, Piece: 7, Seq: 42, Index: 1, Payload: bytes.Repeat([]byte{0xab}, PayloadSize(bs))}
+	if err := c.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := DecodePieceCopy(b)
+	if err != nil || c2.Piece != 7 || c2.Seq != 42 || c2.Index != 1 || c2.UUID != testUUID || !bytes.Equal(c2.Payload, c.Payload) {
+		t.Fatalf("piece copy: %+v %v", c2, err)
+	}
+	if _, err := DecodeEntry(b); !errors.Is(err, ErrBadMagic) {
+		t.Fatalf("a piece copy decodes as a log entry (%v): the window scan would take it for one", err)
+	}
+
+	d := &DirBlock{UUID: testUUID, CkptSeq: 3, Entries: []DirEntry{
+		{Piece: 1, At: Ref{Addr: 8, Seq: 9}},
+		{Piece: 2, At: Ref{Addr: 10, Seq: 4}, Copies: true, Pair: 11},
+		{Piece: 3, At: Ref{Addr: 12, Seq: 5}, Copies: true},
+	}}
+	if err := d.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := DecodeDirBlock(b)
+	if err != nil || !slices.Equal(d2.Entries, d.Entries) {
+		t.Fatalf("directory: %+v %v", d2, err)
+	}
+
+	old := make([]byte, bs)
+	copy(old, DirMagic)
+	le := binary.LittleEndian
+	le.PutUint16(old[8:], 1)
+	le.PutUint32(old[12:], 2)
+	copy(old[16:32], testUUID[:])
+	le.PutUint64(old[32:], 3)
+	for i, r := range []Ref{{Addr: 8, Seq: 9}, {Addr: 20, Seq: 21}} {
+		le.PutUint32(old[dirHeader+24*i:], uint32(i+1))
+		putRef(old[dirHeader+24*i+8:], r)
+	}
+	seal(old)
+	d1, err := DecodeDirBlock(old)
+	if err != nil || len(d1.Entries) != 2 || d1.Entries[1] != (DirEntry{Piece: 2, At: Ref{Addr: 20, Seq: 21}}) {
+		t.Fatalf("version-1 directory: %+v %v", d1, err)
 	}
 }
