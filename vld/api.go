@@ -50,6 +50,11 @@ type Options struct {
 	// digest (a damaged older live entry), take the older versions and say
 	// so (RecoveryInfo.PiecesLost).
 	AcceptLoss bool
+	// KeepLog makes Close stop as builds before piece copies did: the
+	// tail names the log's root and no checkpoint at rest copies the
+	// pieces (piece_copies.go). For tests and damage runs of the images
+	// such builds left; nothing else should want it.
+	KeepLog bool
 	// ReserveBlocks are kept back from data writes so that metadata updates
 	// (deletes included) can always complete. 0 means the default.
 	ReserveBlocks int64
@@ -121,6 +126,9 @@ type Stats struct {
 	Flushes                   int64 // device flushes (fdatasync)
 	Commits                   int64
 	Checkpoints               int64
+	PieceCopies               int64 // piece copies checkpoints at rest wrote (piece_copies.go)
+	PieceCopiesSkipped        int64 // pieces left without copies: the disk had no room beside the reserve
+	SingleCopyPieces          int64 // pieces now in one block (a log entry or a lone copy)
 	LogEntries                int64 // virtual-log entries written
 	LogLength                 int64 // live entries in the tree since the last checkpoint
 	Sim                       Breakdown

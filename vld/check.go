@@ -52,7 +52,7 @@ func (v *Volume) Check(clientLive []Addr) error {
 	add(v.log.pinned, "checkpointed old version")
 	for _, l := range v.log.cur {
 		if l.inCkpt {
-			add([]Addr{l.ref.Addr}, "checkpointed piece")
+			add(l.blocks(), "checkpointed piece")
 		}
 	}
 	for _, e := range v.log.entries {
@@ -79,6 +79,18 @@ func (v *Volume) Check(clientLive []Addr) error {
 func (v *Volume) checkEntriesLocked() error {
 	g := v.log
 	for p, l := range g.cur {
+		if l.copies {
+			for _, a := range l.blocks() {
+				c, err := v.readCopy(p, a, l.ref.Seq)
+				if err != nil {
+					return fmt.Errorf("piece %d: %w: %w", p, ErrCorrupt, err)
+				}
+				if !bytes.Equal(c.Payload, g.payload[p]) {
+					return fmt.Errorf("piece %d: its copy at block %d holds another payload: %w", p, a, ErrCorrupt)
+				}
+			}
+			continue
+		}
 		e, err := v.readEntry(l.ref)
 		if err != nil {
 			return fmt.Errorf("piece %d at block %d: %w: %w", p, l.ref.Addr, ErrCorrupt, err)

@@ -1,6 +1,7 @@
 package vld
 
 import (
+	"errors"
 	"math"
 	"sort"
 
@@ -34,13 +35,32 @@ func windowTracks(ntracks int, frac float64) uint32 {
 // only then are the previous checkpoint's blocks and every obsolete entry
 // recycled. The new log window starts at the head; the extra log tracks
 // are chosen once the directory blocks are placed (log_tracks.go).
-func (v *Volume) checkpointLocked() error {
+//
+// A checkpoint at rest (piece_copies.go) also writes two copies of every
+// piece version that has fewer, in the same request as the directory,
+// and names them in place of the version's entry or lone copy.
+func (v *Volume) checkpointLocked(rest bool) error {
 	g := v.log
 	order := make([]uint32, 0, len(g.cur))
 	for p := range g.cur {
 		order = append(order, p)
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	var fresh []uint32 // pieces given two new copies
+	if rest {
+		for _, p := range order {
+			if !g.cur[p].redundant() {
+				fresh = append(fresh, p)
+			}
+		}
+		if !v.copiesFitLocked(len(fresh)) {
+			fresh = nil
+		}
+	}
+	copyBlocks, err := v.pieceCopyBlocks(fresh)
+	if err != nil {
+		return err
+	}
 	per := ondisk.DirEntriesPerBlock(v.bs)
 	ck := ondisk.Checkpoint{
 		UUID: v.sb.UUID, Seq: g.ckpt.Seq + 1, LogSeq: g.nextSeq - 1, NextSeq: g.nextSeq,
@@ -55,10 +75,30 @@ func (v *Volume) checkpointLocked() error {
 	// damaged directory block loses every piece it lists. The copies
 	// leave room for the extra tracks beside them.
 	copies := ondisk.CopiesFit(v.bs, n, 0)
+	next := map[uint32]pieceLoc{} // where the fresh pieces go
 	if n > 0 {
 		m := n
 		if copies {
 			m = 2 * n
+		}
+		// Copies are cold: they plug holes, as the compactor's moves do,
+		// and take no empty track it made (eagerly placed when no hole is
+		// left).
+		if len(copyBlocks) > 0 {
+			runs, err := v.placeHolesLocked(len(copyBlocks), holeFilter{avoid: -1})
+			if errors.Is(err, ErrNoSpace) {
+				runs, err = v.placeLocked(len(copyBlocks), window{})
+			}
+			if err != nil {
+				return err
+			}
+			if err := v.writeRunsLocked(runs, copyBlocks); err != nil {
+				return err
+			}
+			addrs := runAddrs(runs)
+			for i, p := range fresh {
+				next[p] = pieceLoc{ref: ondisk.Ref{Addr: addrs[2*i], Seq: g.cur[p].ref.Seq}, copies: true, pair: addrs[2*i+1]}
+			}
 		}
 		runs, err := v.placeLocked(m, window{})
 		if err != nil {
@@ -73,7 +113,11 @@ func (v *Volume) checkpointLocked() error {
 			}
 			d := ondisk.DirBlock{UUID: v.sb.UUID, CkptSeq: ck.Seq, Index: uint32(i)}
 			for _, p := range order[lo:hi] {
-				d.Entries = append(d.Entries, ondisk.DirEntry{Piece: p, At: g.cur[p].ref})
+				l, ok := next[p]
+				if !ok {
+					l = g.cur[p]
+				}
+				d.Entries = append(d.Entries, ondisk.DirEntry{Piece: p, At: l.ref, Copies: l.copies, Pair: uint64(l.pair)})
 			}
 			blocks[i] = make([]byte, v.bs)
 			if err := d.Encode(blocks[i]); err != nil {
@@ -123,6 +167,17 @@ func (v *Volume) checkpointLocked() error {
 	}
 	for _, a := range g.pinned {
 		v.alloc.markFree(int64(a))
+	}
+	for p, l := range next {
+		// The versions the copies replace: a checkpointed entry or lone
+		// copy is free now; an entry logged since goes with the others.
+		if old := g.cur[p]; old.inCkpt {
+			for _, a := range old.blocks() {
+				v.alloc.markFree(int64(a))
+			}
+		}
+		g.cur[p] = l
+		v.stats.PieceCopies += 2
 	}
 	for s, e := range g.entries {
 		if !g.isLive(e) {

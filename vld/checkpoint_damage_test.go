@@ -14,7 +14,8 @@ import (
 // TestCheckpointSurvivesDamage (issue 34): both checkpoint slots hold the
 // checkpoint and each directory block has a copy, so one damaged slot or
 // directory block loses nothing: the volume opens with every piece's
-// newest version, committed before and after the checkpoint. Both slots
+// newest version, committed before and after the checkpoint (the volume
+// stops as before piece copies, so that a log follows the checkpoint). Both slots
 // damaged is refused, never opened from stale state.
 func TestCheckpointSurvivesDamage(t *testing.T) {
 	v, dev := newTestVolume(t, "st19101", 16<<20, Options{})
@@ -35,7 +36,7 @@ func TestCheckpointSurvivesDamage(t *testing.T) {
 	}
 	v.commitMu.Lock()
 	v.mu.Lock()
-	err := v.checkpointLocked()
+	err := v.checkpointLocked(false)
 	ck := v.log.ckpt
 	v.mu.Unlock()
 	v.commitMu.Unlock()
@@ -46,9 +47,7 @@ func TestCheckpointSurvivesDamage(t *testing.T) {
 		t.Fatalf("checkpoint %d: %d directory blocks, %d copies", ck.Seq, len(ck.DirBlocks), len(ck.DirCopies))
 	}
 	commit(7, 9, 1) // after the checkpoint: in the log only
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
+	stopAsBefore(t, v)
 	img := dev.Bytes()
 
 	flip := func(d *device.Mem, a uint64) {
@@ -134,8 +133,9 @@ func checkPieces(t *testing.T, v *Volume, want map[uint32]string) {
 	}
 }
 
-// TestDamagedRootEntry: after a clean stop the tail names the newest log
-// entry; if it is damaged, the last commit is lost. Open refuses, saying
+// TestDamagedRootEntry: after a clean stop by a build before piece copies
+// the tail names the newest log entry; if it is damaged, the last commit
+// is lost. Open refuses, saying
 // so and naming fsck --repair; with AcceptLoss (the repair's open) it
 // recovers the state before that commit and reports RootDamaged.
 func TestDamagedRootEntry(t *testing.T) {
@@ -148,9 +148,7 @@ func TestDamagedRootEntry(t *testing.T) {
 	v.mu.Lock()
 	root := v.log.root
 	v.mu.Unlock()
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
+	stopAsBefore(t, v)
 	b := make([]byte, 1)
 	dev.ReadAt(b, int64(root.Addr)*4096+200)
 	b[0] ^= 0x08

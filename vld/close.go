@@ -1,6 +1,7 @@
 package vld
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vlfs/vlfs/vld/ondisk"
@@ -22,6 +23,7 @@ func (v *Volume) closeLocked() error {
 	if v.phase == phaseClosed {
 		return ErrClosed
 	}
+	running := v.phase == phaseRun
 	v.phase = phaseClosed
 	if v.failed != nil || v.opts.ReadOnly {
 		cerr := v.dev.Close()
@@ -29,6 +31,12 @@ func (v *Volume) closeLocked() error {
 			return v.failed
 		}
 		return cerr
+	}
+	if running && !v.opts.KeepLog {
+		if err := v.checkpointAtStopLocked(); err != nil {
+			v.dev.Close()
+			return fmt.Errorf("vld: close: %w", err)
+		}
 	}
 	if err := v.writeTailLocked(); err != nil {
 		v.dev.Close()
@@ -80,4 +88,24 @@ func (v *Volume) writeTailLocked() error {
 		return fmt.Errorf("vld: writing tail record: %w", err)
 	}
 	return v.flushLocked()
+}
+
+// checkpointAtStopLocked copies every piece twice before a clean stop
+// (piece_copies.go): the tail then names an empty log, and no single
+// damaged block loses a commit. When the copies do not fit, a plain
+// checkpoint still empties the log if it can: a stop after changes then
+// always has a checkpoint of its own, so that the tail record of an
+// earlier stop, left in place by lost writes, names another checkpoint
+// and is not trusted (findRoot) instead of hiding this session's commits.
+func (v *Volume) checkpointAtStopLocked() error {
+	if err := v.protectLocked(); err != nil {
+		return fmt.Errorf("copying the pieces: %w", err)
+	}
+	if v.log.root.IsZero() {
+		return nil
+	}
+	if err := v.checkpointLocked(false); err != nil && !errors.Is(err, ErrNoSpace) {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
 }

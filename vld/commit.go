@@ -89,7 +89,7 @@ func (v *Volume) commitLocked(pieces map[uint32][]byte) error {
 	v.releaseFreesLocked(frees, logged)
 	v.stats.Commits++
 	if v.log.sinceCkpt >= v.checkpointEvery() {
-		return v.checkpointLocked()
+		return v.checkpointLocked(false)
 	}
 	return nil
 }
@@ -177,7 +177,7 @@ func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 	}
 	headLeft := !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2)
 	if headLeft || v.wantRegisterLocked() {
-		if err := v.checkpointLocked(); err != nil {
+		if err := v.checkpointLocked(false); err != nil {
 			return nil, err
 		}
 	}
@@ -185,7 +185,7 @@ func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 	if err == nil {
 		return runs, nil
 	}
-	if err := v.checkpointLocked(); err != nil {
+	if err := v.checkpointLocked(false); err != nil {
 		return nil, err
 	}
 	if runs, err = v.placeLocked(n, v.logWindow()); err != nil {

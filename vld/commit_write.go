@@ -114,7 +114,7 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 	v.releaseFreesLocked(append(frees, freed...), k > 0)
 	v.stats.Commits++
 	if v.log.sinceCkpt >= v.checkpointEvery() {
-		return addrs[:n], v.checkpointLocked()
+		return addrs[:n], v.checkpointLocked(false)
 	}
 	return addrs[:n], nil
 }

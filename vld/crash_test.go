@@ -103,8 +103,8 @@ func (c *refClient) live() []Addr {
 	return out
 }
 
-// TestRandomCrashRecovery runs random writes, frees, commits and clean
-// reopens on a crash-recording device, then recovers every crash state it
+// TestRandomCrashRecovery runs random writes, frees, commits, copies of
+// the pieces at rest and clean reopens on a crash-recording device, then recovers every crash state it
 // can build (each flush boundary, random subsets of unflushed writes, a torn
 // write) and checks that the recovered state is one that was committed:
 // the last one acknowledged before the crash point, or the one in flight.
@@ -185,6 +185,10 @@ func runCrashScenario(t *testing.T, seed int64, steps int) {
 				t.Fatalf("step %d: commit: %v", step, err)
 			}
 			snaps = append(snaps, snapshot{flushes: crash.Flushes(), pieces: v.Pieces()})
+		case step%2 == 0: // copy the pieces at rest (as at idle time)
+			if err := v.Protect(); err != nil {
+				t.Fatalf("step %d: protect: %v", step, err)
+			}
 		default: // clean close and reopen
 			if len(c.dirty) > 0 {
 				continue

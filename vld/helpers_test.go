@@ -96,3 +96,17 @@ func commitAndCheck(t testing.TB, v *Volume, live []Addr, b byte) {
 		t.Fatal(err)
 	}
 }
+
+// stopAsBefore stops v cleanly the way builds before piece copies did
+// (Options.KeepLog): the tail names the log's root, so the log since the
+// last checkpoint stays on disk. Images such builds left must still
+// open, damaged or not.
+func stopAsBefore(t testing.TB, v *Volume) {
+	t.Helper()
+	v.mu.Lock()
+	v.opts.KeepLog = true
+	v.mu.Unlock()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

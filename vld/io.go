@@ -266,9 +266,10 @@ func (v *Volume) Start() error {
 	// from its copy, has lost its redundancy: write it whole again now
 	// (every block in use is known), as block 0 is from a copy at Open.
 	r := &v.recovery
-	degraded := r.DirCopiesUsed+r.DirCopiesDamaged > 0 || (r.CheckpointSlots == 1 && v.log.ckpt.Version >= ondisk.CheckpointVersion)
+	degraded := r.DirCopiesUsed+r.DirCopiesDamaged+r.PieceCopiesDamaged > 0 || (r.CheckpointSlots == 1 && v.log.ckpt.Version >= ondisk.CheckpointVersion)
 	if degraded && !v.opts.ReadOnly {
-		if err := v.checkpointLocked(); err != nil {
+		// At rest: a piece that lost a copy gets two again.
+		if err := v.checkpointLocked(true); err != nil {
 			return fmt.Errorf("start: writing the checkpoint again: %w", err)
 		}
 		r.CheckpointMended = true

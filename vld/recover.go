@@ -36,11 +36,12 @@ func (v *Volume) recover() error {
 	if err := v.checkDigest(); err != nil {
 		return err
 	}
-	for p, ref := range named {
-		if g.cur[p].ref != ref {
-			g.pinned = append(g.pinned, ref.Addr)
+	for p, de := range named {
+		if g.cur[p].ref != de.At {
+			g.pinned = append(g.pinned, locOf(de).blocks()...)
 		}
 	}
+	v.dropLostCopies()
 	g.root = root
 	g.covered = v.groupCovers(root)
 	g.sinceCkpt = len(g.entries)
@@ -129,9 +130,9 @@ func (v *Volume) loadCheckpoint() (*ondisk.Checkpoint, error) {
 
 // loadDirectory reads the checkpoint's piece directory and the entries it
 // names, and marks their blocks in use.
-func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.Ref, error) {
+func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.DirEntry, error) {
 	g := v.log
-	named := map[uint32]ondisk.Ref{}
+	named := map[uint32]ondisk.DirEntry{}
 	for _, a := range append(slices.Clone(ck.DirBlocks), ck.DirCopies...) {
 		if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.markUsed(int64(a)) {
 			return nil, fmt.Errorf("open: checkpoint %d: directory block at %d invalid or shared: %w", ck.Seq, a, ErrCorrupt)
@@ -155,25 +156,47 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.Ref, er
 			return nil, err
 		}
 		for _, de := range d.Entries {
-			named[de.Piece] = de.At
+			named[de.Piece] = de
 		}
 	}
 	if len(named) != int(ck.NumPieces) {
 		return nil, fmt.Errorf("open: checkpoint %d lists %d distinct pieces, expected %d: %w", ck.Seq, len(named), ck.NumPieces, ErrCorrupt)
 	}
-	for p, ref := range named {
-		e, err := v.readEntry(ref)
-		if err != nil || e.Piece != p || ref.Seq > ck.LogSeq {
-			return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d seq %d unreadable: %w: %v", ck.Seq, p, ref.Addr, ref.Seq, ErrCorrupt, err)
+	for p, de := range named {
+		ref := de.At
+		if ref.Seq > ck.LogSeq {
+			return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d seq %d is newer than the checkpoint: %w", ck.Seq, p, ref.Addr, ref.Seq, ErrCorrupt)
 		}
-		if !v.alloc.markUsed(int64(ref.Addr)) {
-			return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d shares its block: %w", ck.Seq, p, ref.Addr, ErrCorrupt)
+		var payload []byte
+		if de.Copies {
+			b, err := v.loadCopies(ck, de)
+			if err != nil {
+				return nil, err
+			}
+			payload = b
+		} else {
+			e, err := v.readEntry(ref)
+			if err != nil || e.Piece != p {
+				return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d seq %d unreadable: %w: %v", ck.Seq, p, ref.Addr, ref.Seq, ErrCorrupt, err)
+			}
+			payload = e.Payload
 		}
-		g.cur[p] = pieceLoc{ref: ref, inCkpt: true}
-		g.payload[p] = e.Payload
+		l := locOf(de)
+		for _, a := range l.blocks() {
+			if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.markUsed(int64(a)) {
+				return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d: out of range or shared: %w", ck.Seq, p, a, ErrCorrupt)
+			}
+		}
+		g.cur[p] = l
+		g.payload[p] = payload
 	}
 	g.dirBlocks = append(slices.Clone(ck.DirBlocks), ck.DirCopies...)
 	return named, nil
+}
+
+// locOf is the checkpointed place a directory entry names.
+func locOf(de ondisk.DirEntry) pieceLoc {
+	return pieceLoc{ref: de.At, inCkpt: true, copies: de.Copies, pair: Addr(de.Pair)}
 }
 
 // readDirBlock reads and validates directory block i of ck, at a.

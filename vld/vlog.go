@@ -21,7 +21,23 @@ type logEntry struct {
 type pieceLoc struct {
 	ref    ondisk.Ref
 	inCkpt bool // named by the durable checkpoint's directory
+	// copies: ref.Addr and pair hold piece copies a checkpoint at rest
+	// wrote (piece_copies.go), not a log entry. pair is 0 when the second
+	// copy was found damaged; the next checkpoint at rest writes two again.
+	copies bool
+	pair   Addr
 }
+
+// blocks are the blocks holding this version.
+func (l pieceLoc) blocks() []Addr {
+	if l.pair != 0 {
+		return []Addr{l.ref.Addr, l.pair}
+	}
+	return []Addr{l.ref.Addr}
+}
+
+// redundant reports whether this version survives one damaged block.
+func (l pieceLoc) redundant() bool { return l.copies && l.pair != 0 }
 
 // vlog is the in-memory state of the virtual log: the tree of entries since
 // the last checkpoint (Figure 3b of the virtual-log paper) and the current
@@ -125,7 +141,7 @@ func (g *vlog) add(piece uint32, ref ondisk.Ref) (ptrs []ondisk.Ref, freed []Add
 	old, had := g.cur[piece]
 	var obs *logEntry
 	if had && old.inCkpt {
-		g.pinned = append(g.pinned, old.ref.Addr)
+		g.pinned = append(g.pinned, old.blocks()...)
 	} else if had {
 		obs = g.entries[old.ref.Seq]
 	}

@@ -60,8 +60,11 @@ type Volume struct {
 	openTail  []byte       // the tail block as Open found it (Abandon)
 	cleanTail *ondisk.Tail // the tail record Open found valid (nil after a crash)
 	lost      string       // redundancy Open found lost (Redundancy)
-	maxTrack  int          // maxTrackBlocks, once known
-	commit    commitScratch
+	// lostCopies are damaged piece copies recovery read around
+	// (piece_copies.go), until recover drops them.
+	lostCopies []lostCopy
+	maxTrack   int // maxTrackBlocks, once known
+	commit     commitScratch
 }
 
 // commitScratch is what a commit builds and writes before it returns,
@@ -95,6 +98,9 @@ type RecoveryInfo struct {
 	Pruned           int   // of those, obsolete ones the running volume had recycled (vlog.prune)
 	DirCopiesUsed    int   // checkpoint directory blocks read from their copy (the block did not decode)
 	DirCopiesDamaged int   // copies that did not decode (their block did)
+	// PieceCopiesDamaged counts piece copies (piece_copies.go) that did
+	// not read beside a good copy of the same version.
+	PieceCopiesDamaged int
 	// CheckpointSlots is how many checkpoint slots held the checkpoint
 	// used (2 from checkpoint version 3 on; 1 means the other one was
 	// damaged, or alternated before version 3).
@@ -157,6 +163,9 @@ func (v *Volume) lostRedundancy() string {
 	if r.DirCopiesDamaged > 0 {
 		why = append(why, fmt.Sprintf("%d checkpoint directory copies damaged", r.DirCopiesDamaged))
 	}
+	if r.PieceCopiesDamaged > 0 {
+		why = append(why, fmt.Sprintf("%d piece copies damaged, read from the other copy", r.PieceCopiesDamaged))
+	}
 	return strings.Join(why, "; ")
 }
 
@@ -171,7 +180,8 @@ func (v *Volume) CheckpointBlocks() (dir, copies []Addr) {
 
 // LogEntryBlocks are the blocks holding the live virtual-log entries: the
 // root (the newest, which a clean stop's tail names) and the others (for
-// damage tests: entries have one copy each, docs/vld.md).
+// damage tests: entries have one copy each, docs/vld.md; a clean stop
+// copies what they hold and leaves none, unless Options.KeepLog).
 func (v *Volume) LogEntryBlocks() (root Addr, others []Addr) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -183,6 +193,21 @@ func (v *Volume) LogEntryBlocks() (root Addr, others []Addr) {
 	}
 	slices.Sort(others)
 	return root, others
+}
+
+// PieceCopyBlocks are the blocks holding piece copies (piece_copies.go),
+// sorted: after a clean stop, every piece's two (for damage tests).
+func (v *Volume) PieceCopyBlocks() []Addr {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []Addr
+	for _, l := range v.log.cur {
+		if l.copies {
+			out = append(out, l.blocks()...)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // BlockSize is the size of every block in bytes.
@@ -248,6 +273,7 @@ func (v *Volume) Stats() Stats {
 	s.TotalBlocks = int64(v.sb.NumBlocks)
 	s.FreeBlocks = v.alloc.free
 	s.LogLength = int64(len(v.log.entries))
+	s.SingleCopyPieces = int64(v.uncopiedLocked())
 	s.Clock = "simulated"
 	if v.opts.Clock == ClockReal {
 		s.Clock = "real-time"
