@@ -17,6 +17,9 @@ type tracker struct {
 	lastFree []int32
 	changed  []float64 // simulated ms at which the free count last changed
 	blocked  map[int]int32
+	// holeless are the blocked tracks passed over because no hole on a
+	// fuller track was left for their blocks (cost-benefit's MaxFree).
+	holeless map[int]bool
 	looked   bool
 }
 
@@ -26,7 +29,7 @@ func (k *tracker) look(t Target, now float64) {
 	if len(k.lastFree) != len(k.space) {
 		k.lastFree = make([]int32, len(k.space))
 		k.changed = make([]float64, len(k.space))
-		k.blocked = map[int]int32{}
+		k.blocked, k.holeless = map[int]int32{}, map[int]bool{}
 		for i, s := range k.space {
 			k.lastFree[i] = s.Free
 		}
@@ -39,6 +42,7 @@ func (k *tracker) look(t Target, now float64) {
 	for t, f := range k.blocked {
 		if k.space[t].Free != f {
 			delete(k.blocked, t)
+			delete(k.holeless, t)
 		}
 	}
 	k.looked = true

@@ -196,8 +196,12 @@ func (c *Compactor) choose() (done bool, err error) {
 		c.retried = true
 		return false, nil
 	}
+	why := "every candidate holds blocks being written or not yet committed"
+	if n := len(c.k.holeless); n > 0 {
+		why = fmt.Sprintf("%d candidates have no hole left on a fuller track, the rest hold blocks being written or not yet committed", n)
+	}
 	c.update(func(s *Stats) {
-		s.Stuck = fmt.Sprintf("no track it can empty (%d of %d empty tracks): every candidate holds blocks being written or not yet committed", c.k.empty, target)
+		s.Stuck = fmt.Sprintf("no track it can empty (%d of %d empty tracks): %s", c.k.empty, target, why)
 	})
 	return true, nil
 }
@@ -222,11 +226,21 @@ func (c *Compactor) moveStep(t0 float64) (bool, error) {
 	}
 	switch {
 	case errors.Is(err, vld.ErrNoSpace):
+		src, free := c.src, c.srcFree
 		c.src, c.pending = -1, nil
 		if err := c.settleMoves(); err != nil {
 			return false, err
 		}
 		ms = c.t.NowMs() - t0
+		if o.MaxFree > 0 {
+			// No hole on a track at least as full as this source, which
+			// cost-benefit will not fill: the source waits until its free
+			// count changes, and others may still be emptied (stopping
+			// here said "too full" with most of the disk free).
+			c.k.blocked[src], c.k.holeless[src] = free, true
+			c.update(func(s *Stats) { s.addStep(ms); s.BlocksMoved += int64(moved); s.TracksSkipped++; s.NoHoles++ })
+			return false, nil
+		}
 		c.update(func(s *Stats) {
 			s.addStep(ms)
 			s.NoHoles++
