@@ -19,9 +19,14 @@ const (
 	KindSlot       = "checkpoint-slot" // blocks 1 and 2
 	KindCkptDir    = "checkpoint-directory"
 	KindTail       = "tail" // block 3, the clean-stop record
+	// KindPieceCopy is one of the two copies of a piece (a slice of the
+	// inode map, node map or log records) a clean stop writes.
+	KindPieceCopy = "piece-copy"
 	// KindLogRoot is the newest virtual-log entry, KindLogEntry the older
-	// live ones: one copy each (docs/vld.md), so they are not among the
-	// default kinds; asking for them shows what their damage costs.
+	// live ones: one copy each (docs/vld.md). A clean stop copies what
+	// they hold and leaves none, so an image has them only if an older
+	// build stopped it (or it crashed); they are not among the default
+	// kinds, and asking for them shows what their damage costs there.
 	KindLogRoot  = "log-root"
 	KindLogEntry = "log-entry"
 )
@@ -31,7 +36,7 @@ const (
 // found by its checksum on version 4 and reads as EIO, never as wrong
 // bytes; a version-3 image has no data checksums, and its data rows fail.
 var DefaultKinds = []string{vlfs.MetaInodeBlock, vlfs.MetaIndirect, vlfs.MetaDirectory, vlfs.MetaXattr,
-	vlfs.MetaData, KindSuperblock, KindSlot, KindCkptDir, KindTail}
+	vlfs.MetaData, KindSuperblock, KindSlot, KindCkptDir, KindTail, KindPieceCopy}
 
 // AllKinds are every kind Run knows: the defaults and the single-copy log
 // entries.
@@ -257,6 +262,11 @@ func candidates(fs *vlfs.FS, kinds []string) (map[string][]block, error) {
 		}
 		for _, a := range others {
 			out[KindLogEntry] = append(out[KindLogEntry], block{addr: uint64(a)})
+		}
+	}
+	if want(KindPieceCopy) {
+		for _, a := range fs.Volume().PieceCopyBlocks() {
+			out[KindPieceCopy] = append(out[KindPieceCopy], block{addr: uint64(a)})
 		}
 	}
 	if want(KindCkptDir) {

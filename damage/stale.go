@@ -33,6 +33,8 @@ func staleSkip(kind string) string {
 	case KindLogRoot, KindLogEntry:
 		return "a log entry is written once, at a new address, and never rewritten: there is no older version of the same entry " +
 			"(a lost write of a new entry leaves whatever the block held before, which the bit/zero/random rows stand for)"
+	case KindPieceCopy:
+		return "a piece copy is written once, at a new address, by the checkpoint at rest that names it: there is no older version of the same copy"
 	}
 	return ""
 }

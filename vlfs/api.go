@@ -88,7 +88,11 @@ type Options struct {
 	// LogWindow is the volume's log window as a fraction of the disk's
 	// tracks (vld.Options.LogWindow); 0 is the default, 1/16.
 	LogWindow float64
-	Logf      func(string, ...any)
+	// KeepLog stops the volume as builds before piece copies did
+	// (vld.Options.KeepLog): the log stays in single entries. For tests
+	// and damage runs of the images such builds left.
+	KeepLog bool
+	Logf    func(string, ...any)
 	// TinyCaches is for crash tests: keep one clean inode, inode block and
 	// indirect block and one dirty inode in memory, so that metadata
 	// (inode and indirect blocks) is written out and evicted between

@@ -309,6 +309,7 @@ func (fs *FS) flusher() {
 	tick := max(fs.opts.FlushInterval/4, time.Millisecond)
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	quietTicks, copied := 0, false
 	for {
 		select {
 		case <-fs.stop:
@@ -322,10 +323,25 @@ func (fs *FS) flusher() {
 			// enough: write those blocks, so that a crash replays little.
 			fs.rec.full, due = true, true
 		}
+		quiet := !due && fs.dirtySince.IsZero() && fs.rec.deferredSince.IsZero() && fs.failed == nil
 		fs.mu.Unlock()
 		if due {
 			if err := fs.syncAll(); err != nil {
 				fs.logf("vlfs: background flush: %v", err)
+			}
+		}
+		// A mount with nothing to commit for a whole flush interval has
+		// the volume copy the pieces its commits left in single log
+		// entries (vld.Volume.Protect): a damaged block then loses
+		// nothing even before the unmount. Once per quiet spell.
+		if !quiet {
+			quietTicks, copied = 0, false
+			continue
+		}
+		if quietTicks++; quietTicks >= 4 && !copied {
+			copied = true
+			if err := fs.vol.Protect(); err != nil && !errors.Is(err, vld.ErrClosed) {
+				fs.logf("vlfs: copying the pieces at idle time: %v", err)
 			}
 		}
 	}

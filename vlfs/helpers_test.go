@@ -152,3 +152,14 @@ func imageCopy(t testing.TB, dev device.Device) *device.Mem {
 }
 
 func slicesSort(s []string) { sort.Strings(s) }
+
+// atRest copies every piece the volume holds in a single log entry
+// (vld.Volume.Protect), so that free-block counts compared across
+// changes count the volume's own metadata the same way: a piece changed
+// since the last checkpoint at rest is one entry plus its pinned copies.
+func atRest(t testing.TB, fs *FS) {
+	t.Helper()
+	if err := fs.vol.Protect(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -124,7 +124,7 @@ func Mount(dev device.Device, o Options) (*FS, error) {
 		dev.Close()
 		return nil, fmt.Errorf("mount: %w: %w", ErrInvalid, err)
 	}
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head, LogWindow: o.LogWindow})
+	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head, LogWindow: o.LogWindow, KeepLog: o.KeepLog})
 	if err != nil {
 		dev.Close() // ours from the call on, as on every other failure
 		return nil, fmt.Errorf("mount: %w", openError(err))

@@ -491,6 +491,7 @@ func TestEmptyInodeBlocksFreed(t *testing.T) {
 	im := newImage(t, 16<<20)
 	fs := im.fs
 	must(0, fs.Sync()).ok(t)
+	atRest(t, fs)
 	before := fs.vol.FreeBlocks()
 	for i := range 50 {
 		a := must(fs.Create(RootIno, fmt.Sprintf("f%d", i), 0o644, 0, 0)).ok(t)
@@ -505,6 +506,7 @@ func TestEmptyInodeBlocksFreed(t *testing.T) {
 	}
 	must(0, fs.Sync()).ok(t)
 	must(0, fs.Sync()).ok(t) // the second commit makes the first one's frees reusable
+	atRest(t, fs)
 	for ibn := uint64(1); ibn < fs.imap.numBlocks(); ibn++ {
 		if a := fs.imap.addr(ibn); a != 0 {
 			t.Errorf("inode block %d still at %d", ibn, a)

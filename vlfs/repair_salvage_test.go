@@ -29,9 +29,15 @@ type salvageFixture struct {
 
 func newSalvageFixture(t *testing.T, version uint32) *salvageFixture {
 	t.Helper()
+	return newSalvageFixtureWith(t, version, Options{})
+}
+
+// newSalvageFixtureWith is newSalvageFixture mounted with o.
+func newSalvageFixtureWith(t *testing.T, version uint32, o Options) *salvageFixture {
+	t.Helper()
 	x := &salvageFixture{dev: newFormattedVersion(t, 16<<20, version), files: map[Ino][]byte{}, paths: map[Ino]string{},
 		addr: map[string]uint64{}, hits: map[string][]Ino{}}
-	fs := must(Mount(noClose{x.dev}, Options{})).ok(t)
+	fs := must(Mount(noClose{x.dev}, o)).ok(t)
 	d := must(fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(t).Ino
 	many := must(fs.Mkdir(d, "many", 0o755, 0, 0)).ok(t).Ino
 	f := x.file(t, fs, d, "f", "/d/f", 9000)
@@ -282,11 +288,12 @@ func TestRepairSalvageWithRecords(t *testing.T) {
 }
 
 // TestRepairDamagedLogRoot: the newest log entry, which the clean stop's
-// tail names, is damaged: fsck finds the image unmountable, Repair
-// recovers the state before the last commit and says that commit is lost,
-// and the result checks clean and mounts.
+// tail names (a stop as builds before piece copies made it, KeepLog), is
+// damaged: fsck finds the image unmountable, Repair recovers the state
+// before the last commit and says that commit is lost, and the result
+// checks clean and mounts.
 func TestRepairDamagedLogRoot(t *testing.T) {
-	x := newSalvageFixture(t, ondisk.FSVersion)
+	x := newSalvageFixtureWith(t, ondisk.FSVersion, Options{KeepLog: true})
 	tb := make([]byte, 4096)
 	must(x.dev.ReadAt(tb, vondisk.TailAddr*4096)).ok(t)
 	tail := must(vondisk.DecodeTail(tb)).ok(t)

@@ -42,6 +42,7 @@ func TestTmpfile(t *testing.T) {
 	})
 	t.Run("never named", func(t *testing.T) {
 		im := newImage(t, 16<<20)
+		atRest(t, im.fs)
 		before := must(im.fs.StatFS()).ok(t)
 		a := unnamedSynced(t, im, data)
 		mid := must(im.fs.StatFS()).ok(t)
@@ -54,6 +55,7 @@ func TestTmpfile(t *testing.T) {
 			t.Fatal("the unnamed file outlived its last reference")
 		}
 		must(0, im.fs.Sync()).ok(t)
+		atRest(t, im.fs)
 		after := must(im.fs.StatFS()).ok(t)
 		if used(after) != used(before) || after.Bfree != before.Bfree {
 			t.Fatalf("statfs after the last reference: %+v, want %+v", after, before)
@@ -61,12 +63,14 @@ func TestTmpfile(t *testing.T) {
 	})
 	t.Run("crash before naming", func(t *testing.T) {
 		im := newImage(t, 16<<20)
+		atRest(t, im.fs)
 		before := must(im.fs.StatFS()).ok(t)
 		a := unnamedSynced(t, im, data)
 		crashed := mountImage(t, imageCopy(t, im.dev), Options{Logf: t.Logf})
 		if _, err := crashed.fs.GetAttr(a.Ino); err == nil {
 			t.Fatal("the mount after a crash kept the unnamed file")
 		}
+		atRest(t, crashed.fs)
 		after := must(crashed.fs.StatFS()).ok(t)
 		if used(after) != used(before) || after.Bfree != before.Bfree {
 			t.Fatalf("statfs after the crash: %+v, want %+v", after, before)

@@ -7,7 +7,7 @@ import "testing"
 // simulated time; a bad --head is a usage error.
 func TestBenchSmallfileHeadProfile(t *testing.T) {
 	p := tinyProfile(t, "st19101")
-	sim, prof := headRuns(t, p, "smallfile", "--placement", "eager", "--files", "100", "--disk-mib", "32")
+	sim, prof := headRuns(t, p, "smallfile", "--placement", "eager", "--files", "150", "--disk-mib", "32")
 	s, q := rowsBy(sim, "phase"), rowsBy(prof, "phase")
 	for _, ph := range []string{"create", "delete"} {
 		a, b := s["/"+ph]["time_ms"].(float64), q["/"+ph]["time_ms"].(float64)

@@ -69,10 +69,15 @@ type Report struct {
 	LogEntries  int64   `json:"log_entries"` // virtual-log entries written
 	LogLength   int64   `json:"log_length"`  // live entries since the last checkpoint
 	Checkpoints int64   `json:"checkpoints"`
-	BatchPolicy string  `json:"batch_policy"` // write batching in force (vlfs mount --batch)
-	BatchBlocks int     `json:"batch_blocks"` // its batch size in blocks; 0 = FIFO
-	Placement   string  `json:"placement"`    // fixed at mkfs (docs/placement.md)
-	HeadModel   string  `json:"head_model"`   // what placement writes by (vlfs mount --head)
+	// Piece copies (issue 34): written by checkpoints at rest (idle time,
+	// unmount), pieces skipped for want of room, pieces in one block now.
+	PieceCopies        int64  `json:"piece_copies"`
+	PieceCopiesSkipped int64  `json:"piece_copies_skipped"`
+	SingleCopyPieces   int64  `json:"single_copy_pieces"`
+	BatchPolicy        string `json:"batch_policy"` // write batching in force (vlfs mount --batch)
+	BatchBlocks        int    `json:"batch_blocks"` // its batch size in blocks; 0 = FIFO
+	Placement          string `json:"placement"`    // fixed at mkfs (docs/placement.md)
+	HeadModel          string `json:"head_model"`   // what placement writes by (vlfs mount --head)
 	// The allocator: decisions made, blocks placed, and CPU (wall time of
 	// the searches, which do no I/O) per block placed.
 	AllocDecisions  int64   `json:"alloc_decisions"`
@@ -163,6 +168,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,
 		LogEntries: v.LogEntries, LogLength: v.LogLength, Checkpoints: v.Checkpoints,
+		PieceCopies: v.PieceCopies, PieceCopiesSkipped: v.PieceCopiesSkipped, SingleCopyPieces: v.SingleCopyPieces,
 		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
 		Placement: v.Placement, HeadModel: v.HeadModel,
 		AllocDecisions: v.AllocDecisions, AllocBlocks: v.AllocBlocks,

@@ -87,6 +87,8 @@ func (r Report) textSpace(w io.Writer) {
 	fmt.Fprintf(w, "utilisation\t%.1f%% (%d of %d blocks free)\n", 100*r.Utilization, r.FreeBlocks, r.TotalBlocks)
 	fmt.Fprintf(w, "virtual log\t%d entries written, %d live since the last checkpoint, %d checkpoints\n",
 		r.LogEntries, r.LogLength, r.Checkpoints)
+	fmt.Fprintf(w, "piece copies\t%d written at rest, %d pieces in one block now, %d skipped (no room)\n",
+		r.PieceCopies, r.SingleCopyPieces, r.PieceCopiesSkipped)
 	fmt.Fprintf(w, "write batching\t%s, %d blocks per batch, reads first between batches\n", r.BatchPolicy, r.BatchBlocks)
 	fmt.Fprintf(w, "placement\t%s, head model %s\n", r.Placement, r.HeadModel)
 	fmt.Fprintf(w, "allocation\t%.0f ns CPU per block placed (%d blocks, %d decisions)\n", r.AllocNsPerBlock, r.AllocBlocks, r.AllocDecisions)
