@@ -18,8 +18,10 @@
 //     recycled (vlog.prune);
 //   - the redundancy of fixed metadata (issue 34): superblock copies
 //     (superblock_copies.go), both checkpoint slots and a copy of each
-//     checkpoint directory block, mended by a read-write Start
-//     (Volume.Redundancy); Abandon closes an unchanged volume byte for byte;
+//     checkpoint directory block, and two copies of every piece written
+//     by checkpoints at rest (piece_copies.go: Close, Protect), mended by a
+//     read-write Start (Volume.Redundancy); Abandon closes an unchanged
+//     volume byte for byte;
 //   - Check, the invariant walker (check.go);
 //   - LogicalDisk (logical*.go): the paper's VLD under an unmodified file
 //     system, a logical-to-physical block map kept in pieces.

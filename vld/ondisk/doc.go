@@ -1,6 +1,6 @@
 // Package ondisk holds every on-disk structure of the virtual log disk (VLD):
 // the superblock, the two checkpoint slots, checkpoint directory blocks,
-// virtual-log entries and the tail record. One file per structure, each with
+// virtual-log entries, piece copies and the tail record. One file per structure, each with
 // its byte layout drawn in the doc comment.
 //
 // Rules shared by all structures:
