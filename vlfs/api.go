@@ -234,9 +234,12 @@ type Stats struct {
 	// checksum their pointer carries (version 4): each was answered EIO
 	// and logged with its inode and offset.
 	ChecksumErrors int64
-	Inodes         int64 // allocated inodes
+	// Unwritten: blocks fallocate reserved that the file system keeps as
+	// unwritten pointers (version 5, unwritten.go): space, no block.
+	Unwritten int64
+	Inodes    int64 // allocated inodes
 	// FSVersion is the image's file-system version (ondisk.FSVersionAddr
-	// .. FSVersionSums); Nodes the indirect blocks the node map names
+	// .. FSVersionUnwritten); Nodes the indirect blocks the node map names
 	// (0 under version 1).
 	FSVersion   uint32
 	Nodes       int64

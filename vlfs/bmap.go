@@ -246,7 +246,9 @@ func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr, sum uint32) (vld.Ad
 	}
 	prev := *old
 	*old = a
-	fs.noteBlockLocked(in, lbn, a) // the compactor's reverse map
+	if isBlock(a) {
+		fs.noteBlockLocked(in, lbn, a) // the compactor's reverse map
+	}
 	fs.markDirtyLocked(in)
 	return prev, nil
 }
@@ -254,6 +256,9 @@ func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr, sum uint32) (vld.Ad
 // freeBlockLocked queues a for release at the next commit snapshot: until
 // then the state being committed may still reference it.
 func (fs *FS) freeBlockLocked(a vld.Addr) {
+	if fs.freeUnwrittenLocked(a) {
+		return // a reservation: space, no block
+	}
 	fs.noteFreeLocked(a) // the compactor's reverse map
 	fs.pendingFree = append(fs.pendingFree, a)
 }

@@ -62,6 +62,9 @@ func (fs *FS) checkLocked(scrub bool) *checker {
 	if len(c.errs) > 0 {
 		return c // the set of referenced blocks may be incomplete
 	}
+	if c.unwritten != fs.unwritten {
+		c.fail(FindVolume, 0, 0, "%d unwritten pointers in the trees, the file system keeps space for %d", c.unwritten, fs.unwritten)
+	}
 	live := make([]vld.Addr, 0, len(c.owner))
 	for a := range c.owner {
 		live = append(live, a)
@@ -99,6 +102,8 @@ type checker struct {
 	// that failed (check_scrub.go)
 	scrub   bool
 	damaged []scrubbed
+	// unwritten counts the unwritten pointers of the trees (unwritten.go).
+	unwritten int64
 }
 
 func newChecker(fs *FS) *checker {
@@ -325,9 +330,17 @@ func (c *checker) blocks(in *inode) {
 			}
 			return nil
 		}
-		c.claim(a, in.ino, fmt.Sprintf("block %d of inode %d", lbn, in.ino))
 		mapped[lbn] = true
 		maxLbn = max(maxLbn, lbn+1)
+		if a == ondisk.UnwrittenAddr {
+			// A reservation (unwritten.go): no block to claim or read.
+			c.unwritten++
+			if !fs.unwrittenOK || !in.isReg() {
+				c.fail(FindInodeState, in.ino, a, "inode %d: block %d unwritten, which only a regular file of file-system version %d may be", in.ino, lbn, ondisk.FSVersionUnwritten)
+			}
+			return nil
+		}
+		c.claim(a, in.ino, fmt.Sprintf("block %d of inode %d", lbn, in.ino))
 		scrub.add(lbn, a, sum)
 		return nil
 	})

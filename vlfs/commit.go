@@ -116,6 +116,10 @@ func (fs *FS) commit(seq uint64) error {
 			return err
 		}
 		fs.waitFlightsLocked()
+		if err := fs.settleReservationsLocked(); err != nil { // made while waiting
+			fs.unlock()
+			return err
+		}
 		locked = time.Now()
 		if round+1 >= commitWriteOutRounds || !fs.unlockedWriteOut() ||
 			fs.pendingBytesLocked(true) <= commitInlineBytes {

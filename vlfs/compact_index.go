@@ -52,7 +52,9 @@ func (fs *FS) indexLocked() (bool, error) {
 func (fs *FS) learnInodeLocked(in *inode, budget *int) (done bool, err error) {
 	r := fs.revLocked()
 	for i, a := range in.d.Direct {
-		r.set(a, dataOwner(in.ino, uint64(i)))
+		if isBlock(a) { // unwritten: no block
+			r.set(a, dataOwner(in.ino, uint64(i)))
+		}
 	}
 	r.set(in.d.Xattr, xattrOwner(in.ino))
 	done = true
@@ -88,7 +90,9 @@ func (fs *FS) learnNodeLocked(in *inode, k nodeKey, ptr, base uint64, budget *in
 	for s, c := range n.ptrs {
 		idx := k.idx*fs.geo.per + uint64(s)
 		if k.height == 1 {
-			r.set(c, dataOwner(in.ino, base+idx))
+			if isBlock(c) {
+				r.set(c, dataOwner(in.ino, base+idx))
+			}
 			continue
 		}
 		ok, err := fs.learnNodeLocked(in, nodeKey{root: k.root, height: k.height - 1, idx: idx}, c, base, budget)

@@ -145,7 +145,7 @@ func (fs *FS) copySegmentsLocked(in *inode, off, end, dstOff uint64) ([]copySegm
 			if err != nil {
 				return nil, err
 			}
-			hole = a == 0
+			hole = !isBlock(a) // unwritten reads as zeros too
 		}
 		add(lbn*bs, (lbn+1)*bs, hole)
 	}

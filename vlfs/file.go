@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
 // fileLocked returns the live regular file ino.
@@ -175,7 +176,7 @@ func (fs *FS) planReadLocked(in *inode, off uint64, buf []byte, p *readPlan) (in
 			return 0, err
 		}
 		switch {
-		case a == 0:
+		case !isBlock(a): // a hole, or unwritten
 			clear(dst)
 		case chunk == fs.geo.bs:
 			p.add(fs.geo, lbn, a, sum, dst)
@@ -313,6 +314,12 @@ func (fs *FS) newDirtyCountLocked(in *inode, first, last uint64) int64 {
 	n := int64(0)
 	for lbn := first; lbn <= last; lbn++ {
 		if _, ok := in.data[lbn]; !ok {
+			if fs.unwritten > 0 {
+				// An unwritten block's space is kept already.
+				if a, err := fs.bmapLocked(in, lbn); err == nil && a == ondisk.UnwrittenAddr {
+					continue
+				}
+			}
 			n++
 		}
 	}
@@ -345,6 +352,15 @@ func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool, fresh []byte) 
 			// would leave the old count on disk.
 			in.d.Blocks++
 			in.changed()
+		} else if a == ondisk.UnwrittenAddr {
+			// The reservation becomes this buffer's: its space moves from
+			// fs.unwritten to fs.reserved (below), and the pointer is a
+			// hole until the block lands, so that nothing counts it twice
+			// or frees it twice (unwritten.go). The buffer reads as zeros.
+			if _, err := fs.pointLocked(in, lbn, 0, 0); err != nil {
+				return nil, err
+			}
+			fs.unwritten--
 		} else if !whole {
 			if err := fs.readDataLocked(in, lbn, a, sum, buf); err != nil {
 				return nil, err

@@ -74,6 +74,8 @@ type FS struct {
 
 	dirtyBytes  int64            // buffered file data
 	reserved    int64            // dirty data blocks that each need a new block
+	unwritten   int64            // unwritten pointers (unwritten.go): each needs a new block when written
+	unwrittenOK bool             // pointers may be ondisk.UnwrittenAddr (FSVersionUnwritten)
 	dirtyMeta   int64            // dirty directory blocks
 	pendingFree []vld.Addr       // freed since the last commit snapshot
 	flying      map[*byte]uint64 // buffers a batch is writing without FS.mu, by first byte: when picked (writeout_batch.go)

@@ -100,6 +100,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 		iblocks: map[uint64][]byte{}, flying: map[*byte]uint64{}, lookups: map[Ino]uint64{}, opens: map[Ino]uint32{},
 		orphans: map[Ino]bool{}, linkable: map[Ino]bool{}, zero: make([]byte, geo.bs), limits: defaultLimits()}
 	fs.imap.nodeMap = sb.Version >= ondisk.FSVersionNodeMap
+	fs.unwrittenOK = sb.Version >= ondisk.FSVersionUnwritten
 	fs.rec = newRecLog(sb, o, vol)
 	if o.salvage {
 		fs.salv = &salvage{summed: geo.summed}
@@ -319,19 +320,27 @@ func (fs *FS) walkLocked(rp *replay) ([]Ino, error) {
 
 // walker marks the blocks of one inode live.
 type walker struct {
-	fs   *FS
-	bufs [][]byte // one indirect-block buffer per height
-	rp   *replay  // what the records say (nil: none)
-	salv *salvage // a repair mount: record unreadable trees, do not fail
+	fs *FS
+	// regular: the inode walked is a regular file, whose data pointers
+	// may be unwritten (and only those: the xattr block and indirect
+	// blocks are never, nor any other file's blocks).
+	regular bool
+	bufs    [][]byte // one indirect-block buffer per height
+	rp      *replay  // what the records say (nil: none)
+	salv    *salvage // a repair mount: record unreadable trees, do not fail
 }
 
 func (w *walker) inode(n *ondisk.Inode) error {
+	w.regular = n.Mode&ondisk.ModeType == ondisk.ModeReg
 	for i, a := range n.Direct {
 		if err := w.markData(n.Ino, uint64(i), a); err != nil {
 			return err
 		}
 	}
-	if err := w.mark(n.Ino, n.Xattr); err != nil {
+	w.regular = false // the xattr block
+	err := w.mark(n.Ino, n.Xattr)
+	w.regular = n.Mode&ondisk.ModeType == ondisk.ModeReg
+	if err != nil {
 		return err
 	}
 	for r, a := range n.Indirect {
@@ -353,6 +362,10 @@ func (w *walker) markData(ino, lbn, a uint64) error {
 
 func (w *walker) mark(ino uint64, a uint64) error {
 	if a == 0 {
+		return nil
+	}
+	if a == ondisk.UnwrittenAddr && w.fs.unwrittenOK && w.regular {
+		w.fs.unwritten++ // a reservation: no block, but its space is kept
 		return nil
 	}
 	if err := w.fs.vol.MarkLive(a); err != nil {

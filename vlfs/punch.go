@@ -9,6 +9,8 @@ package vlfs
 // range's last block counts as whole when the range reaches the end of the
 // file, since the bytes past the end read as zeros anyway.
 
+import "github.com/vlfs/vlfs/vlfs/ondisk"
+
 // punchLocked zeroes bytes [off, end) of in, clipped to its size, freeing
 // the whole blocks. It checks the space it needs (the partial blocks it
 // rewrites) before changing anything.
@@ -40,7 +42,7 @@ func (fs *FS) punchLocked(in *inode, off, end uint64) error {
 		if err != nil {
 			return err
 		}
-		if a != 0 {
+		if isBlock(a) {
 			need++
 		}
 	}
@@ -76,7 +78,7 @@ func (fs *FS) zeroPartLocked(in *inode, lbn, lo, hi uint64) error {
 		return nil
 	}
 	a, err := fs.bmapLocked(in, lbn)
-	if err != nil || a == 0 {
+	if err != nil || !isBlock(a) { // a hole or unwritten: zeros already
 		return err
 	}
 	b, err := fs.dirtyBlockLocked(in, lbn, false, nil)
@@ -121,7 +123,7 @@ func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
 		if err != nil {
 			return err
 		}
-		if a != 0 {
+		if isBlock(a) {
 			edges = append(edges, lbn)
 		}
 	}
@@ -155,6 +157,9 @@ func (fs *FS) zeroRangeLocked(ino Ino, off, end uint64, keepSize bool) error {
 			a, err := fs.bmapLocked(in, lbn)
 			if err != nil {
 				return err
+			}
+			if a == ondisk.UnwrittenAddr {
+				continue // reads as zeros and keeps its space already
 			}
 			if a == 0 {
 				in.d.Blocks++

@@ -40,7 +40,7 @@ func (fs *FS) DeviceRanges(ino Ino, off, length int64, maxRanges int) (rs []Devi
 		if err != nil {
 			return nil, 0, err
 		}
-		if a == 0 {
+		if !isBlock(a) {
 			continue
 		}
 		at := int64(a * bs)

@@ -93,7 +93,7 @@ func (fs *FS) MetaBlocks(data bool) ([]MetaBlock, error) {
 		}
 		err := fs.forEachBlockLocked(in, func(node bool, _ uint64, a uint64, _ uint32) error {
 			switch {
-			case a == 0:
+			case a == 0, !node && a == ondisk.UnwrittenAddr: // no block
 			case node:
 				out = append(out, MetaBlock{MetaIndirect, a, in.ino})
 			case in.isDir():

@@ -18,10 +18,11 @@ func (fs *FS) metaEstimateLocked() int64 {
 }
 
 // checkSpaceLocked fails unless the volume can take n more data blocks on
-// top of everything already buffered. Metadata may always dip into the
-// volume's reserve, so deletes never fail for space.
+// top of everything already buffered and every unwritten reservation.
+// Metadata may always dip into the volume's reserve, so deletes never
+// fail for space.
 func (fs *FS) checkSpaceLocked(n int64) error {
-	need := fs.reserved + n + fs.metaEstimateLocked()
+	need := fs.reserved + fs.unwritten + n + fs.metaEstimateLocked()
 	free := fs.vol.FreeBlocks()
 	if free >= need {
 		return nil
@@ -103,12 +104,13 @@ func (fs *FS) retryNoSpace(op func() error) error {
 
 // StatFS reports the file system's size and free space. Free blocks count
 // blocks freed but not yet committed (they are free at the next commit)
-// and exclude buffered data and the metadata reserve.
+// and exclude buffered data, unwritten reservations (as used, which they
+// are to the user) and the metadata reserve.
 func (fs *FS) StatFS() (StatFS, error) {
 	fs.stats.count(opStatFS, 0)
 	fs.lock()
 	defer fs.unlock()
-	free := fs.vol.FreeBlocks() + int64(len(fs.pendingFree)) - fs.reserved
+	free := fs.vol.FreeBlocks() + int64(len(fs.pendingFree)) - fs.reserved - fs.unwritten
 	free = max(free, 0)
 	ffree := uint64(free) * fs.geo.ipb
 	return StatFS{

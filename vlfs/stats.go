@@ -131,6 +131,7 @@ func (fs *FS) Stats() Stats {
 	s.ChecksumErrors = fs.stats.checksumErrors.Load()
 	fs.mu.Lock()
 	s.DirtyBytes = fs.dirtyBytes
+	s.Unwritten = fs.unwritten
 	s.Inodes = fs.imap.nused
 	s.FSVersion = fs.sb.Version
 	s.Records = int64(fs.rec.seq)

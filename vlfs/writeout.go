@@ -33,11 +33,11 @@ type pendingWrite struct {
 // nearLocked is the placement hint of file block lbn: its old copy, else
 // the previous block, else the inode's block.
 func (fs *FS) nearLocked(in *inode, lbn uint64) (vld.Addr, bool) {
-	if a, err := fs.bmapLocked(in, lbn); err == nil && a != 0 {
+	if a, err := fs.bmapLocked(in, lbn); err == nil && isBlock(a) {
 		return a, true
 	}
 	if lbn > 0 {
-		if a, err := fs.bmapLocked(in, lbn-1); err == nil && a != 0 {
+		if a, err := fs.bmapLocked(in, lbn-1); err == nil && isBlock(a) {
 			return a, false
 		}
 	}

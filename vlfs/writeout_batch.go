@@ -63,6 +63,13 @@ func (fs *FS) writeOutData(keep int64, zeros bool) error {
 	}
 	fs.mu.Lock() // not fs.lock/unlock between batches: no cache shrinking, no early write-out mid-way
 	defer fs.unlock()
+	if zeros {
+		// Version 5: a reservation becomes an unwritten pointer, not a
+		// zero block to write (unwritten.go).
+		if err := fs.settleReservationsLocked(); err != nil {
+			return err
+		}
+	}
 	pending := func() int64 { return fs.pendingBytesLocked(zeros) }
 	if pending() <= keep {
 		return nil

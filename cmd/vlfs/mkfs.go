@@ -35,10 +35,10 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 	quiet := fl.Bool("quiet", false, "no progress report")
 	sparse := fl.Bool("sparse", false, "leave the image file's holes (default: write zeros into them, so that the host allocates every block now and not at the first fsync that reaches it; docs/mounting.md)")
 	headText := fl.String("head", "sim", "head model for mkfs's own writes: sim or profile:FILE")
-	fsVersion := fl.Uint("fs-version", ondisk.FSVersion, "file-system version: 4 also checksums every data block in the pointer that names it, 3 commits small synchronous updates as log records, 2 does not (it names indirect blocks through the inode map), 1 names them by address (for comparisons; docs/vlfs-format.md)")
+	fsVersion := fl.Uint("fs-version", ondisk.FSVersion, "file-system version: 5 also keeps fallocate's reservations as unwritten pointers (no zero blocks written), 4 checksums every data block in the pointer that names it, 3 commits small synchronous updates as log records, 2 does not (it names indirect blocks through the inode map), 1 names them by address (for comparisons; docs/vlfs-format.md)")
 	placeText := fl.String("placement", "eager", "block placement, fixed for the image: eager (the VLD), inplace (update in place), lfs (a log of 512 KiB segments) or range (a file's blocks ranged after its previous block, docs/ranges.md); docs/placement.md")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--fs-version 1|2|3|4] [--sparse] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs mkfs [--disk PRESET|FILE] [--size SIZE] [--placement eager|inplace|lfs|range] [--head sim|profile:FILE] [--fs-version 1|2|3|4|5] [--sparse] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {
@@ -68,8 +68,8 @@ func runMkfs(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vlfs mkfs: --placement: %v\n", err)
 		return exitUsage
 	}
-	if *fsVersion < ondisk.FSVersionAddr || *fsVersion > ondisk.FSVersionSums {
-		fmt.Fprintf(stderr, "vlfs mkfs: --fs-version %d: want %d to %d\n", *fsVersion, ondisk.FSVersionAddr, ondisk.FSVersionSums)
+	if *fsVersion < ondisk.FSVersionAddr || *fsVersion > ondisk.FSVersionUnwritten {
+		fmt.Fprintf(stderr, "vlfs mkfs: --fs-version %d: want %d to %d\n", *fsVersion, ondisk.FSVersionAddr, ondisk.FSVersionUnwritten)
 		return exitUsage
 	}
 	sizeSet := flagSet(fl, "size")

@@ -52,10 +52,12 @@ type Report struct {
 	UnlockedMetaLoads int64 `json:"unlocked_meta_loads"`
 	// data blocks read that did not match their pointer's checksum
 	// (version 4), each answered EIO and logged
-	ChecksumErrors int64  `json:"checksum_errors"`
-	Inodes         int64  `json:"inodes"`
-	FSVersion      uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map; 3: log records; 4: data checksums
-	Nodes          int64  `json:"nodes"`      // indirect blocks the map names (version 2)
+	ChecksumErrors int64 `json:"checksum_errors"`
+	// blocks fallocate reserved, kept as unwritten pointers (version 5)
+	Unwritten int64  `json:"unwritten_blocks"`
+	Inodes    int64  `json:"inodes"`
+	FSVersion uint32 `json:"fs_version"` // 1: indirect blocks by address; 2: through the inode map; 3: log records; 4: data checksums; 5: unwritten reservations
+	Nodes     int64  `json:"nodes"`      // indirect blocks the map names (version 2)
 
 	Device      DeviceCounts `json:"device"`
 	Sim         SimTime      `json:"sim"`       // all simulated service time
@@ -161,7 +163,7 @@ func ReportOf(st vlfs.Stats) Report {
 		CoveredSyncs: st.CoveredSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
 		RecordCommits: st.RecordCommits, Records: st.Records, ReplayedRecords: st.ReplayedRecords, ReplayMs: st.ReplayMs,
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
-		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks, ChecksumErrors: st.ChecksumErrors,
+		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks, ChecksumErrors: st.ChecksumErrors, Unwritten: st.Unwritten,
 		UnlockedNodeLoads: st.UnlockedNodeLoads, UnlockedMetaLoads: st.UnlockedMetaLoads,
 		FSVersion: st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},

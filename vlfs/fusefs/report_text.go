@@ -60,6 +60,9 @@ func (r Report) textOps(w io.Writer) {
 	if r.FSVersion >= ondisk.FSVersionSums {
 		fmt.Fprintf(w, "checksums\tdata blocks read that failed their checksum %d\t(each answered EIO and logged)\n", r.ChecksumErrors)
 	}
+	if r.FSVersion >= ondisk.FSVersionUnwritten {
+		fmt.Fprintf(w, "fallocate\tunwritten blocks reserved %d\t(space kept, nothing written)\n", r.Unwritten)
+	}
 }
 
 func (r Report) textDevice(w io.Writer) {

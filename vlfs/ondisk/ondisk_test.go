@@ -156,7 +156,7 @@ func TestSuperblock(t *testing.T) {
 		s    Superblock
 	}{
 		{"version 0", Superblock{Version: 0, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
-		{"version 5", Superblock{Version: FSVersionSums + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
+		{"version 6", Superblock{Version: FSVersionUnwritten + 1, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"version", Superblock{Version: 9, BlockSize: 4096, InodeSize: InodeSize, RootIno: 1}},
 		{"block size", Superblock{Version: FormatVersion, BlockSize: 3000, InodeSize: InodeSize, RootIno: 1}},
 		{"inode size", Superblock{Version: FormatVersion, BlockSize: 4096, InodeSize: 128, RootIno: 1}},

@@ -11,7 +11,7 @@ import (
 // Layout (48 bytes, little-endian):
 //
 //	 0  [8]byte magic "VLFSSUPR"
-//	 8  uint32  file-system version (FSVersionAddr .. FSVersionSums)
+//	 8  uint32  file-system version (FSVersionAddr .. FSVersionUnwritten)
 //	12  uint32  block size (bytes; power of two, 512..65536)
 //	16  uint32  inode size (bytes; InodeSize)
 //	20  uint32  flags (0; reserved)
@@ -65,9 +65,20 @@ const (
 	// stale data block reads as an error, never as wrong bytes. An inode
 	// then has 8 direct pointers and an indirect block 339 (4 KiB).
 	FSVersionSums = 4
+	// FSVersionUnwritten: version 4, and a regular file's data pointer may
+	// be UnwrittenAddr: a block fallocate reserved that reads as zeros and
+	// was never written (ext4's unwritten extents). A commit then writes
+	// no zero blocks for fallocate; the mount counts these pointers and
+	// keeps that much space for them.
+	FSVersionUnwritten = 5
 	// FSVersion is what mkfs makes by default.
-	FSVersion = FSVersionSums
+	FSVersion = FSVersionUnwritten
 )
+
+// UnwrittenAddr in a data pointer (FSVersionUnwritten) marks a reserved,
+// never written block that reads as zeros. It is the address of a
+// volume's first checkpoint slot, which no file block can have.
+const UnwrittenAddr = 1
 
 // Block-size bounds accepted by the format.
 const (
@@ -117,8 +128,8 @@ func DecodeSuperblock(b []byte) (Superblock, error) {
 // Validate checks the fields a decoder cannot check by checksum alone.
 func (s *Superblock) Validate() error {
 	switch {
-	case s.Version < FSVersionAddr || s.Version > FSVersionSums:
-		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d to %d): %w", s.Version, FSVersionAddr, FSVersionSums, ErrCorrupt)
+	case s.Version < FSVersionAddr || s.Version > FSVersionUnwritten:
+		return fmt.Errorf("superblock: file-system version %d (this vlfs reads %d to %d): %w", s.Version, FSVersionAddr, FSVersionUnwritten, ErrCorrupt)
 	case !ValidBlockSize(int(s.BlockSize)):
 		return fmt.Errorf("superblock: block size %d: %w", s.BlockSize, ErrCorrupt)
 	case s.InodeSize != InodeSize:
