@@ -29,7 +29,8 @@
 // carries (a pointer, a map entry, the inode): a data block's mismatch is
 // EIO, a metadata block's is a block that does not decode, and Check
 // reads every live block (datasum.go, check_scrub.go; docs/vlfs-format.md,
-// "Data checksums").
+// "Data checksums"). In version 5 fallocate's reservations are unwritten
+// pointers that keep space and write nothing (unwritten.go).
 //
 // # Locks
 //
