@@ -25,34 +25,49 @@ func isBlock(a uint64) bool { return a != 0 && a != ondisk.UnwrittenAddr }
 
 // settleReservationsLocked points every reservation (a nil buffer) of
 // the dirty files at UnwrittenAddr, so that the commit being planned
-// writes none of them as a zero block. Version 5 only; it does no I/O.
+// writes none of them as a zero block. Version 5 only; it does no I/O
+// beyond loading the indirect blocks on the reservations' paths.
 func (fs *FS) settleReservationsLocked() error {
 	if !fs.unwrittenOK {
 		return nil
 	}
 	for _, in := range fs.sortedDirtyLocked() {
-		for lbn, b := range in.data {
-			if b != nil {
-				continue
-			}
-			if err := fs.prepareLocked(in, lbn); err != nil {
-				return err
-			}
-			old, err := fs.bmapLocked(in, lbn)
-			if err != nil {
-				return err
-			}
-			// Over an unwritten pointer (a zeroed range) setPtrLocked
-			// frees nothing: the space is already kept.
-			if err := fs.setPtrLocked(in, lbn, ondisk.UnwrittenAddr, 0); err != nil {
-				return err
-			}
-			delete(in.data, lbn)
-			fs.reserved--
-			if old != ondisk.UnwrittenAddr {
-				fs.unwritten++
-			}
+		if err := fs.settleInodeLocked(in); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// settleInodeLocked is settleReservationsLocked for one file.
+func (fs *FS) settleInodeLocked(in *inode) error {
+	if !fs.unwrittenOK {
+		return nil
+	}
+	for lbn, b := range in.data {
+		if b != nil {
+			continue
+		}
+		if err := fs.prepareLocked(in, lbn); err != nil {
+			return err
+		}
+		old, err := fs.bmapLocked(in, lbn)
+		if err != nil {
+			return err
+		}
+		// Over an unwritten pointer (a zeroed range) setPtrLocked frees
+		// nothing: the space is already kept.
+		if err := fs.setPtrLocked(in, lbn, ondisk.UnwrittenAddr, 0); err != nil {
+			return err
+		}
+		delete(in.data, lbn)
+		fs.reserved--
+		if old != ondisk.UnwrittenAddr {
+			fs.unwritten++
+		}
+	}
+	if len(in.data) == 0 {
+		in.data = nil // as forgetDirtyLocked: a map keeps the room it grew to
 	}
 	return nil
 }

@@ -203,6 +203,9 @@ func (fs *FS) metaWritesLocked(in *inode) ([]pendingWrite, error) {
 }
 
 func (fs *FS) dataWritesLocked(in *inode) ([]pendingWrite, error) {
+	if err := fs.settleInodeLocked(in); err != nil { // version 5: no zero blocks
+		return nil, err
+	}
 	lbns := sortedLbns(in.data)
 	out := make([]pendingWrite, 0, len(lbns))
 	for j, lbn := range lbns {
