@@ -126,6 +126,7 @@ type Stats struct {
 	Flushes                   int64 // device flushes (fdatasync)
 	Commits                   int64
 	Checkpoints               int64
+	RangeQueuePicks           int64 // range writes served before an older one: the head reached them first (place_range_queue.go)
 	PieceCopies               int64 // piece copies checkpoints at rest wrote (piece_copies.go)
 	PieceCopiesSkipped        int64 // pieces left without copies: the disk had no room beside the reserve
 	SingleCopyPieces          int64 // pieces now in one block (a log entry or a lone copy)

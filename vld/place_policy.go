@@ -73,6 +73,9 @@ type placeState struct {
 	near     []Addr
 	replaces []bool
 	tails    rangeTails // PlaceRange only: growth rooms (place_range_hold.go)
+	// fifoRanges serves queued range writes in arrival order, as before
+	// place_range_queue.go (tests compare the two).
+	fifoRanges bool
 	lfs      *lfsLog    // PlaceLFS only
 	homes    int64      // blocks rewritten over their old copy (in place)
 }

@@ -62,7 +62,9 @@ func (v *Volume) SubmitWrite(data [][]byte, o WriteOpts, atMs float64, tag uint6
 	if err := v.spaceLocked(len(data), o); err != nil {
 		return err
 	}
-	v.sched.add(&request{arrive: atMs, tag: tag, async: true, write: true, meta: o.Meta, data: data})
+	r := &request{arrive: atMs, tag: tag, async: true, write: true, meta: o.Meta, data: data}
+	r.near, r.rep = hintsOf(o, len(data))
+	v.sched.add(r)
 	return nil
 }
 
@@ -127,6 +129,9 @@ func (v *Volume) dispatchLocked() ([]*request, error) {
 	if u.read != nil {
 		return v.serveReadLocked(u.read)
 	}
+	if v.place.policy == PlaceRange {
+		u = v.pickRangeWriteLocked(u)
+	}
 	return v.serveWritesLocked(u)
 }
 
@@ -153,6 +158,10 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 	if first := u.pieces[0].r; first.fixed {
 		runs = []run{{start: int64(first.addr) + int64(first.sent), n: n}}
 	} else {
+		if len(u.pieces) == 1 { // a whole request (FIFO): its hints apply
+			p := u.pieces[0]
+			v.hintLocked(WriteOpts{Near: sliceOf(p.r.near, p.r.sent, p.n), Replaces: sliceOf(p.r.rep, p.r.sent, p.n)}, p.n)
+		}
 		var err error
 		if runs, err = v.placeEagerLocked(n); err != nil {
 			return v.failUnitLocked(u, err), nil
@@ -302,6 +311,7 @@ func (v *Volume) writeQueuedLocked(data [][]byte, o WriteOpts) ([]Addr, error) {
 	}
 	v.m.syncWall()
 	r := &request{arrive: v.m.now, write: true, meta: o.Meta, data: data}
+	r.near, r.rep = hintsOf(o, len(data))
 	if err := v.waitLocked(r); err != nil {
 		return nil, err
 	}

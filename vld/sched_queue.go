@@ -15,6 +15,13 @@ type request struct {
 	data  [][]byte // write: the blocks, in order
 	sent  int      // write: blocks already written
 	addrs []Addr   // write: where each sent block went
+	// near and rep are the write's placement hints (WriteOpts.Near,
+	// Replaces), for range placement: nil, or one per block.
+	near []Addr
+	rep  []bool
+	// passed counts the range writes served before this one although it
+	// was waiting first (place_range_queue.go): bounded, so none starves.
+	passed int
 
 	done       bool
 	start, end float64 // simulated ms: first service began, last ended
