@@ -37,9 +37,9 @@ func windowTracks(ntracks int, frac float64) uint32 {
 // are chosen once the directory blocks are placed (log_tracks.go).
 //
 // A checkpoint at rest (piece_copies.go) also writes two copies of every
-// piece version that has fewer, in the same request as the directory,
-// and names them in place of the version's entry or lone copy.
-func (v *Volume) checkpointLocked(rest bool) error {
+// piece version that has fewer, into holes before the directory, and
+// names them in place of the version's entry or lone copy.
+func (v *Volume) checkpointLocked(rest bool) (err error) {
 	g := v.log
 	order := make([]uint32, 0, len(g.cur))
 	for p := range g.cur {
@@ -61,6 +61,18 @@ func (v *Volume) checkpointLocked(rest bool) error {
 	if err != nil {
 		return err
 	}
+	next := map[uint32]pieceLoc{} // where the fresh pieces go
+	defer func() {
+		if err != nil && v.failed == nil {
+			// Nothing durable names the copies (a placement failed after
+			// them): their blocks are free again.
+			for _, l := range next {
+				for _, a := range l.blocks() {
+					v.alloc.markFree(int64(a))
+				}
+			}
+		}
+	}()
 	per := ondisk.DirEntriesPerBlock(v.bs)
 	ck := ondisk.Checkpoint{
 		UUID: v.sb.UUID, Seq: g.ckpt.Seq + 1, LogSeq: g.nextSeq - 1, NextSeq: g.nextSeq,
@@ -75,7 +87,6 @@ func (v *Volume) checkpointLocked(rest bool) error {
 	// damaged directory block loses every piece it lists. The copies
 	// leave room for the extra tracks beside them.
 	copies := ondisk.CopiesFit(v.bs, n, 0)
-	next := map[uint32]pieceLoc{} // where the fresh pieces go
 	if n > 0 {
 		m := n
 		if copies {
@@ -92,12 +103,12 @@ func (v *Volume) checkpointLocked(rest bool) error {
 			if err != nil {
 				return err
 			}
-			if err := v.writeRunsLocked(runs, copyBlocks); err != nil {
-				return err
-			}
 			addrs := runAddrs(runs)
 			for i, p := range fresh {
 				next[p] = pieceLoc{ref: ondisk.Ref{Addr: addrs[2*i], Seq: g.cur[p].ref.Seq}, copies: true, pair: addrs[2*i+1]}
+			}
+			if err := v.writeRunsLocked(runs, copyBlocks); err != nil {
+				return err
 			}
 		}
 		runs, err := v.placeLocked(m, window{})

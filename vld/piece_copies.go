@@ -39,10 +39,11 @@ func (v *Volume) uncopiedLocked() int {
 
 // copiesFitLocked reports whether two copies of k pieces fit beside the
 // reserve, which deletes on a full disk need to commit (a copy is never
-// worth a delete that cannot be made); when they do not, the pieces stay
-// as they are, counted in Stats.PieceCopiesSkipped.
+// worth a delete that cannot be made), on a volume whose blocks the
+// directory can name (ondisk.MaxPairAddr); when they do not, the pieces
+// stay as they are, counted in Stats.PieceCopiesSkipped.
 func (v *Volume) copiesFitLocked(k int) bool {
-	if v.alloc.free-int64(2*k) >= v.reserve {
+	if v.alloc.free-int64(2*k) >= v.reserve && v.sb.NumBlocks <= ondisk.MaxPairAddr+1 {
 		return true
 	}
 	v.stats.PieceCopiesSkipped += int64(k)

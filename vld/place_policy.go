@@ -76,8 +76,8 @@ type placeState struct {
 	// fifoRanges serves queued range writes in arrival order, as before
 	// place_range_queue.go (tests compare the two).
 	fifoRanges bool
-	lfs      *lfsLog    // PlaceLFS only
-	homes    int64      // blocks rewritten over their old copy (in place)
+	lfs        *lfsLog // PlaceLFS only
+	homes      int64   // blocks rewritten over their old copy (in place)
 }
 
 // initPlacement reads the policy from the superblock. Policies other than

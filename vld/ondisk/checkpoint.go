@@ -152,7 +152,7 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 	if c.NextSeq <= c.LogSeq {
 		return nil, fmt.Errorf("checkpoint: next seq %d <= log seq %d: %w", c.NextSeq, c.LogSeq, ErrCorrupt)
 	}
-	if int64(c.NumPieces) > int64(n)*int64(maxDirEntries(len(b))) {
+	if int64(c.NumPieces) > int64(n)*int64(DirEntriesPerBlock(len(b))) {
 		return nil, fmt.Errorf("checkpoint: %d pieces in %d directory blocks: %w", c.NumPieces, n, ErrCorrupt)
 	}
 	c.DirBlocks = make([]uint64, n)

@@ -30,14 +30,16 @@ type DirEntry struct {
 //	32     8    checkpoint sequence it belongs to
 //	40     4    index of this block in the checkpoint
 //	44     4    reserved
-//	48     Wn   entries:
-//	            version 1, W = 24: piece u32, reserved u32, addr u64, seq u64
-//	            version 2, W = 32: piece u32, flags u32 (bit 0: addr and
-//	            pair are piece copies), addr u64, seq u64, pair u64
+//	48     24n  entries: piece u32, pair u32, addr u64, seq u64
 //	bs-4   4    CRC-32C
 //
-// Version 2 (issue 34) adds the piece copies; this code writes it and
-// reads both.
+// Version 2 (issue 34) adds the piece copies in the same 24 bytes, so a
+// block still lists 168 pieces (a moving log window checkpoints every 64
+// entries, and 32-byte entries cost vlfs 0.05 blocks per update): the
+// top bit of seq (sequence numbers never reach it) says the place names
+// piece copies, and pair, reserved in version 1, is the second copy's
+// block (a volume of 2^32 blocks or more keeps no copies). This code
+// writes version 2 and reads both.
 type DirBlock struct {
 	UUID    UUID
 	CkptSeq uint64
@@ -49,23 +51,29 @@ type DirBlock struct {
 const DirVersion = 2
 
 const (
-	dirHeader      = 48
-	dirEntrySizeV1 = 24
-	dirEntrySize   = 32
-	dirFlagCopies  = 1
+	dirHeader    = 48
+	dirEntrySize = 24
+	// dirSeqCopies marks, in an entry's seq (version 2), a place that
+	// names piece copies.
+	dirSeqCopies = 1 << 63
 )
 
-// DirEntriesPerBlock is the capacity of one directory block as written.
-func DirEntriesPerBlock(bs int) int { return (bs - dirHeader - 4) / dirEntrySize }
+// MaxPairAddr is the largest block a second piece copy may be at (it is
+// kept in 32 bits).
+const MaxPairAddr = 1<<32 - 1
 
-// maxDirEntries is the most entries a block of any version holds (a
-// bound for checking a checkpoint's piece count).
-func maxDirEntries(bs int) int { return (bs - dirHeader - 4) / dirEntrySizeV1 }
+// DirEntriesPerBlock is the capacity of one directory block.
+func DirEntriesPerBlock(bs int) int { return (bs - dirHeader - 4) / dirEntrySize }
 
 // Encode writes d into the block b.
 func (d *DirBlock) Encode(b []byte) error {
 	if len(d.Entries) > DirEntriesPerBlock(len(b)) {
 		return fmt.Errorf("checkpoint directory: %d entries: %w", len(d.Entries), ErrTooSmall)
+	}
+	for _, e := range d.Entries {
+		if e.Pair > MaxPairAddr || e.At.Seq&dirSeqCopies != 0 || e.Pair != 0 && !e.Copies {
+			return fmt.Errorf("checkpoint directory: piece %d at %d seq %d, pair %d: %w", e.Piece, e.At.Addr, e.At.Seq, e.Pair, ErrTooSmall)
+		}
 	}
 	clear(b)
 	copy(b, DirMagic)
@@ -78,11 +86,12 @@ func (d *DirBlock) Encode(b []byte) error {
 	for i, e := range d.Entries {
 		o := dirHeader + i*dirEntrySize
 		le.PutUint32(b[o:], e.Piece)
+		le.PutUint32(b[o+4:], uint32(e.Pair))
+		at := e.At
 		if e.Copies {
-			le.PutUint32(b[o+4:], dirFlagCopies)
+			at.Seq |= dirSeqCopies
 		}
-		putRef(b[o+8:], e.At)
-		le.PutUint64(b[o+24:], e.Pair)
+		putRef(b[o+8:], at)
 	}
 	seal(b)
 	return nil
@@ -95,25 +104,19 @@ func DecodeDirBlock(b []byte) (*DirBlock, error) {
 		return nil, err
 	}
 	le := binary.LittleEndian
-	w, capacity := dirEntrySize, DirEntriesPerBlock(len(b))
-	if version == FormatVersion {
-		w, capacity = dirEntrySizeV1, maxDirEntries(len(b))
-	}
 	n := le.Uint32(b[12:])
-	if int64(n) > int64(capacity) {
+	if int64(n) > int64(DirEntriesPerBlock(len(b))) {
 		return nil, fmt.Errorf("checkpoint directory: %d entries: %w", n, ErrCorrupt)
 	}
 	d := &DirBlock{CkptSeq: le.Uint64(b[32:]), Index: le.Uint32(b[40:]), Entries: make([]DirEntry, n)}
 	copy(d.UUID[:], b[16:32])
 	for i := range d.Entries {
-		o := dirHeader + i*w
+		o := dirHeader + i*dirEntrySize
 		e := DirEntry{Piece: le.Uint32(b[o:]), At: getRef(b[o+8:])}
 		if version == DirVersion {
-			flags := le.Uint32(b[o+4:])
-			if flags&^dirFlagCopies != 0 {
-				return nil, fmt.Errorf("checkpoint directory: entry %d flags %#x: %w", i, flags, ErrCorrupt)
-			}
-			e.Copies, e.Pair = flags&dirFlagCopies != 0, le.Uint64(b[o+24:])
+			e.Pair = uint64(le.Uint32(b[o+4:]))
+			e.Copies = e.At.Seq&dirSeqCopies != 0
+			e.At.Seq &^= dirSeqCopies
 			if e.Pair != 0 && !e.Copies {
 				return nil, fmt.Errorf("checkpoint directory: entry %d names a second copy of a log entry: %w", i, ErrCorrupt)
 			}

@@ -86,8 +86,7 @@ func TestSizes(t *testing.T) {
 		{"payload", PayloadSize(4096), 3072},
 		{"covers with 16 pointers", MaxCovers(4096, MaxPtrs), 57},
 		{"covers with no pointers", MaxCovers(4096, 0), 78},
-		{"directory entries", DirEntriesPerBlock(4096), 126},
-		{"version-1 directory entries", maxDirEntries(4096), 168},
+		{"directory entries", DirEntriesPerBlock(4096), 168},
 		{"checkpoint directory blocks", MaxDirBlocks(4096), 501},
 		{"model JSON room", MaxModelJSON(4096), 3004},
 	}
@@ -155,6 +154,10 @@ func TestPieceCopiesRoundTrip(t *testing.T) {
 	d2, err := DecodeDirBlock(b)
 	if err != nil || !slices.Equal(d2.Entries, d.Entries) {
 		t.Fatalf("directory: %+v %v", d2, err)
+	}
+
+	if err := (&DirBlock{Entries: []DirEntry{{Piece: 4, At: Ref{Addr: 9, Seq: 1}, Copies: true, Pair: MaxPairAddr + 1}}}).Encode(b); !errors.Is(err, ErrTooSmall) {
+		t.Fatalf("a second copy past block 2^32-1 encoded: %v", err)
 	}
 
 	old := make([]byte, bs)
