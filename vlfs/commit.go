@@ -313,7 +313,7 @@ func (fs *FS) flusher() {
 	tick := max(fs.opts.FlushInterval/4, time.Millisecond)
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	quietTicks, copied := 0, false
+	quietTicks, copied, commits := 0, false, fs.stats.commits.Load()
 	for {
 		select {
 		case <-fs.stop:
@@ -327,7 +327,12 @@ func (fs *FS) flusher() {
 			// enough: write those blocks, so that a crash replays little.
 			fs.rec.full, due = true, true
 		}
-		quiet := !due && fs.dirtySince.IsZero() && fs.rec.deferredSince.IsZero() && fs.failed == nil
+		// Quiet: nothing to commit now and no commit since the last tick
+		// (a stream of small fsyncs leaves the file system clean between
+		// them, yet is anything but idle).
+		n := fs.stats.commits.Load()
+		quiet := !due && n == commits && fs.dirtySince.IsZero() && fs.rec.deferredSince.IsZero() && fs.failed == nil
+		commits = n
 		fs.mu.Unlock()
 		if due {
 			if err := fs.syncAll(); err != nil {
