@@ -156,7 +156,12 @@ func Run(cfg Config) (*Report, error) {
 	type pick struct {
 		kind string
 		b    block
+		// stale: the block a stale case uses instead (an indirect block
+		// with a data block under it, which the change needs: one over
+		// unwritten reservations only has none; 0 addr: none found)
+		stale block
 	}
+	bsz := base.Volume().BlockSize()
 	var picks []pick
 	for _, k := range cfg.Kinds {
 		bs := cands[k]
@@ -170,15 +175,32 @@ func Run(cfg Config) (*Report, error) {
 			}
 		}
 		rng.Shuffle(len(bs), func(i, j int) { bs[i], bs[j] = bs[j], bs[i] })
-		for _, b := range bs[:min(cfg.Samples, len(bs))] {
-			picks = append(picks, pick{k, b})
+		var withData []block // indirect blocks a stale case can change, in the same order
+		if k == vlfs.MetaIndirect && slices.Contains(cfg.Damages, DamageStale) {
+			for _, b := range bs {
+				if len(withData) == cfg.Samples {
+					break
+				}
+				if _, _, err := nodeAndBlockUnder(base, b, int64(bsz)); err == nil {
+					withData = append(withData, b)
+				}
+			}
+		}
+		for i, b := range bs[:min(cfg.Samples, len(bs))] {
+			p := pick{kind: k, b: b, stale: b}
+			if k == vlfs.MetaIndirect {
+				p.stale = block{}
+				if i < len(withData) {
+					p.stale = withData[i]
+				}
+			}
+			picks = append(picks, p)
 		}
 	}
-	bsz := base.Volume().BlockSize()
 	total := 0
 	for _, p := range picks {
 		for _, d := range cfg.Damages {
-			if skipped(p.kind, d) == "" {
+			if skipped(p.kind, d) == "" && (d != DamageStale || p.stale.addr != 0) {
 				total++
 			}
 		}
@@ -189,7 +211,16 @@ func Run(cfg Config) (*Report, error) {
 			if skipped(p.kind, d) != "" {
 				continue
 			}
-			c := runCase(cfg.Image, bsz, snap, base, p.kind, p.b, d, seed)
+			b := p.b
+			if d == DamageStale {
+				if b = p.stale; b.addr == 0 {
+					if !slices.ContainsFunc(rep.Skipped, func(s Skip) bool { return s.Kind == p.kind && s.Damage == d }) {
+						rep.Skipped = append(rep.Skipped, Skip{p.kind, d, "no indirect block left with a data block under it: the change that makes the older version writes one (a block over unwritten reservations only, file-system version 5, has none)"})
+					}
+					continue
+				}
+			}
+			c := runCase(cfg.Image, bsz, snap, base, p.kind, b, d, seed)
 			rep.Cases = append(rep.Cases, c)
 			if cfg.Progress != nil {
 				cfg.Progress(len(rep.Cases), total, c)

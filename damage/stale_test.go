@@ -1,10 +1,13 @@
 package damage
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vlfs"
 	vondisk "github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -101,5 +104,58 @@ func TestMatrixStaleV3(t *testing.T) {
 		if (c.Kind == vlfs.MetaData || c.Kind == vlfs.MetaIndirect) && !slices.ContainsFunc(c.Failures, func(f string) bool { return strings.Contains(f, "wrong bytes") }) {
 			t.Errorf("%s at %d on version 3: the older bytes read back, and no failure says so: %v", c.Kind, c.Addr, c.Failures)
 		}
+	}
+}
+
+// TestMatrixStaleOverUnwritten: on version 5 a file fallocate reserved
+// has indirect blocks over unwritten pointers only, with no data block
+// under them for the stale change to write. A stale case then takes an
+// indirect block that has one (here the written file's), and when none
+// is left it is reported skipped with the reason, never failed for want
+// of an older version (it failed, "no older version made", before).
+func TestMatrixStaleOverUnwritten(t *testing.T) {
+	for _, written := range []bool{true, false} {
+		m, err := disk.Preset("st19101")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := device.NewMem(32 << 20)
+		if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
+			t.Fatal(err)
+		}
+		fs, err := vlfs.Mount(noClose{dev}, vlfs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := fs.Create(vlfs.RootIno, "reserved", 0o644, 0, 0)
+		if err == nil {
+			err = fs.Fallocate(r.Ino, 0, 0, 8<<20)
+		}
+		if err == nil && written {
+			var w vlfs.Attr
+			if w, err = fs.Create(vlfs.RootIno, "written", 0o644, 0, 0); err == nil {
+				_, err = fs.Write(w.Ino, 0, bytes.Repeat([]byte("w"), 200<<10))
+			}
+		}
+		if err == nil {
+			err = fs.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(Config{Image: dev, Kinds: []string{vlfs.MetaIndirect}, Damages: []string{DamageStale}, Samples: 8, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range rep.Cases {
+			if len(c.Failures) > 0 || !c.Detected || !c.Repaired {
+				t.Errorf("written file %v: stale indirect at %d: detected %v repaired %v: %v", written, c.Addr, c.Detected, c.Repaired, c.Failures)
+			}
+		}
+		skipped := slices.ContainsFunc(rep.Skipped, func(s Skip) bool { return s.Kind == vlfs.MetaIndirect && s.Reason != "" })
+		if written && len(rep.Cases) == 0 || !written && (len(rep.Cases) != 0 || !skipped) {
+			t.Fatalf("written file %v: %d stale cases, skipped %+v", written, len(rep.Cases), rep.Skipped)
+		}
+		t.Logf("written file %v: %d stale indirect cases, skipped %v", written, len(rep.Cases), skipped)
 	}
 }
