@@ -21,28 +21,12 @@ func TestCheckpointSurvivesDamage(t *testing.T) {
 	v, dev := newTestVolume(t, "st19101", 16<<20, Options{})
 	const pieces = 600 // more than one directory block lists
 	want := map[uint32]string{}
-	commit := func(lo, hi uint32, round int) {
-		m := map[uint32][]byte{}
-		for p := lo; p < hi; p++ {
-			want[p] = fmt.Sprintf("piece %d round %d", p, round)
-			m[p] = []byte(want[p])
-		}
-		if err := v.Commit(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commit := roundCommitter(t, v, want)
 	for lo := uint32(0); lo < pieces; lo += 100 {
 		commit(lo, lo+100, 0)
 	}
-	v.commitMu.Lock()
-	v.mu.Lock()
-	err := v.checkpointLocked(false)
+	checkpointNow(t, v)
 	ck := v.log.ckpt
-	v.mu.Unlock()
-	v.commitMu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(ck.DirBlocks) < 2 || len(ck.DirCopies) != len(ck.DirBlocks) {
 		t.Fatalf("checkpoint %d: %d directory blocks, %d copies", ck.Seq, len(ck.DirBlocks), len(ck.DirCopies))
 	}

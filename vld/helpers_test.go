@@ -1,6 +1,7 @@
 package vld
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
@@ -107,6 +108,34 @@ func stopAsBefore(t testing.TB, v *Volume) {
 	v.opts.KeepLog = true
 	v.mu.Unlock()
 	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// roundCommitter returns a function that commits pieces [lo, hi) of v as
+// "piece P round R" and records each in want.
+func roundCommitter(t testing.TB, v *Volume, want map[uint32]string) func(lo, hi uint32, round int) {
+	return func(lo, hi uint32, round int) {
+		t.Helper()
+		m := map[uint32][]byte{}
+		for p := lo; p < hi; p++ {
+			want[p] = fmt.Sprintf("piece %d round %d", p, round)
+			m[p] = []byte(want[p])
+		}
+		if err := v.Commit(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkpointNow takes a regular checkpoint of v.
+func checkpointNow(t testing.TB, v *Volume) {
+	t.Helper()
+	v.commitMu.Lock()
+	defer v.commitMu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.checkpointLocked(false); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -60,11 +60,8 @@ func (v *Volume) Protect() error {
 	defer v.commitMu.Unlock()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if err := v.usableLocked(true); err != nil {
+	if err := v.writableLocked(); err != nil {
 		return err
-	}
-	if v.opts.ReadOnly {
-		return ErrReadOnly
 	}
 	if len(v.written) > 0 || len(v.pending) > 0 || v.gather.active {
 		return nil

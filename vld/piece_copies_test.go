@@ -16,27 +16,11 @@ func copiedPieces(t *testing.T) ([]byte, map[uint32]string, map[uint32][]Addr) {
 	v, dev := newTestVolume(t, "st19101", 16<<20, Options{})
 	const pieces = 300 // more than one directory block lists
 	want := map[uint32]string{}
-	commit := func(lo, hi uint32, round int) {
-		m := map[uint32][]byte{}
-		for p := lo; p < hi; p++ {
-			want[p] = fmt.Sprintf("piece %d round %d", p, round)
-			m[p] = []byte(want[p])
-		}
-		if err := v.Commit(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commit := roundCommitter(t, v, want)
 	for lo := uint32(0); lo < pieces; lo += 100 {
 		commit(lo, lo+100, 0)
 	}
-	v.commitMu.Lock()
-	v.mu.Lock()
-	err := v.checkpointLocked(false)
-	v.mu.Unlock()
-	v.commitMu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkpointNow(t, v)
 	commit(7, 9, 1) // after the checkpoint: in the log only, until Close
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
