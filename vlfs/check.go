@@ -62,6 +62,9 @@ func (fs *FS) checkLocked(scrub bool) *checker {
 	if len(c.errs) > 0 {
 		return c // the set of referenced blocks may be incomplete
 	}
+	if r := fs.reservationsLocked(); c.reservations != r {
+		c.fail(FindVolume, 0, 0, "%d reservations buffered, the counters say %d", c.reservations, r)
+	}
 	if c.unwritten != fs.unwritten {
 		c.fail(FindVolume, 0, 0, "%d unwritten pointers in the trees, the file system keeps space for %d", c.unwritten, fs.unwritten)
 	}
@@ -102,8 +105,9 @@ type checker struct {
 	// that failed (check_scrub.go)
 	scrub   bool
 	damaged []scrubbed
-	// unwritten counts the unwritten pointers of the trees (unwritten.go).
-	unwritten int64
+	// unwritten counts the unwritten pointers of the trees, reservations
+	// the buffered ones (unwritten.go).
+	unwritten, reservations int64
 }
 
 func newChecker(fs *FS) *checker {
@@ -349,7 +353,10 @@ func (c *checker) blocks(in *inode) {
 		c.fail(FindUnreadable, in.ino, 0, "inode %d: %v", in.ino, err)
 		return
 	}
-	for lbn := range in.data {
+	for lbn, b := range in.data {
+		if b == nil {
+			c.reservations++
+		}
 		if !mapped[lbn] {
 			count++
 		}

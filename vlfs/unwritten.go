@@ -28,8 +28,8 @@ func isBlock(a uint64) bool { return a != 0 && a != ondisk.UnwrittenAddr }
 // writes none of them as a zero block. Version 5 only; it does no I/O
 // beyond loading the indirect blocks on the reservations' paths.
 func (fs *FS) settleReservationsLocked() error {
-	if !fs.unwrittenOK {
-		return nil
+	if !fs.unwrittenOK || fs.reservationsLocked() == 0 {
+		return nil // the usual commit: nothing to look through
 	}
 	for _, in := range fs.sortedDirtyLocked() {
 		if err := fs.settleInodeLocked(in); err != nil {
@@ -41,7 +41,7 @@ func (fs *FS) settleReservationsLocked() error {
 
 // settleInodeLocked is settleReservationsLocked for one file.
 func (fs *FS) settleInodeLocked(in *inode) error {
-	if !fs.unwrittenOK {
+	if !fs.unwrittenOK || fs.reservationsLocked() == 0 {
 		return nil
 	}
 	for lbn, b := range in.data {
@@ -70,6 +70,14 @@ func (fs *FS) settleInodeLocked(in *inode) error {
 		in.data = nil // as forgetDirtyLocked: a map keeps the room it grew to
 	}
 	return nil
+}
+
+// reservationsLocked counts the buffered reservations (nil buffers):
+// every buffered block is in fs.reserved, and those holding bytes are in
+// fs.dirtyBytes. Settling skips its walk over the dirty files when it is
+// 0, as it is at almost every commit.
+func (fs *FS) reservationsLocked() int64 {
+	return fs.reserved - fs.dirtyBytes/int64(fs.geo.bs)
 }
 
 // freeUnwrittenLocked gives back the space of an unwritten pointer that
