@@ -256,6 +256,7 @@ func (fs *FS) pointLocked(in *inode, lbn uint64, a vld.Addr, sum uint32) (vld.Ad
 // freeBlockLocked queues a for release at the next commit snapshot: until
 // then the state being committed may still reference it.
 func (fs *FS) freeBlockLocked(a vld.Addr) {
+	fs.rec.freed++
 	if fs.freeUnwrittenLocked(a) {
 		return // a reservation: space, no block
 	}

@@ -159,10 +159,10 @@ func (p *commitPlan) writeOpts() vld.WriteOpts {
 // inode-block cache, and which inodes are now clean (those whose record did
 // not change while the commit was in flight).
 func (fs *FS) applyCommitLocked(p *commitPlan, addrs []vld.Addr) {
-	n0 := len(fs.pendingFree)
+	n0 := fs.rec.freed
 	// The old copies freed here are the committed state's garbage: a
 	// record may follow them (records.go).
-	defer func() { fs.rec.frees += len(fs.pendingFree) - n0 }()
+	defer func() { fs.rec.frees += fs.rec.freed - n0 }()
 	for i, ibn := range p.ibns {
 		if old := fs.imap.addr(ibn); old != 0 && old != addrs[i] { // equal: rewritten in place
 			fs.freeBlockLocked(old)

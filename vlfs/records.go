@@ -54,11 +54,14 @@ type recLog struct {
 
 	land []landing // logged landings since the last commit, in order
 	// sets counts setPtrLocked calls since the last commit, logged those
-	// of them that were logged landings; frees the entries of pendingFree
-	// that logged landings made. The next commit is a record commit only
-	// if sets == logged and frees == len(pendingFree).
+	// of them that were logged landings; freed counts freeBlockLocked
+	// calls, frees those of them that logged landings made. The next
+	// commit is a record commit only if sets == logged and frees == freed.
+	// Frees are counted, not read off pendingFree: dropping an unwritten
+	// pointer (a punch or truncate over a reservation) frees no block yet
+	// changes what a record cannot say.
 	sets, logged uint64
-	frees        int
+	frees, freed int
 	full         bool // the next commit must be full (a record commit failed, unmount)
 	// holders are the blocks the next full commit must write for what
 	// the records stand for (dirty indirect blocks and inodes, counted at
@@ -97,7 +100,7 @@ func newRecLog(sb ondisk.Superblock, o Options, vol *vld.Volume) recLog {
 // reset starts the log of the next commit (a plan took this one).
 func (r *recLog) reset() {
 	r.land = r.land[:0]
-	r.sets, r.logged, r.frees = 0, 0, 0
+	r.sets, r.logged, r.frees, r.freed = 0, 0, 0, 0
 }
 
 // logLandingLocked records that block lbn of in landed at a (after
@@ -139,7 +142,7 @@ func (fs *FS) recordableLocked() bool {
 // changed: what a record can stand for.
 func (fs *FS) onlyLandingsLocked() bool {
 	r := &fs.rec
-	return r.sets == r.logged && r.frees == len(fs.pendingFree) && len(fs.imap.dirty) == 0
+	return r.sets == r.logged && r.frees == r.freed && len(fs.imap.dirty) == 0
 }
 
 // recordable reports whether in's changes since what recovery rebuilds

@@ -254,12 +254,12 @@ func (fs *FS) fileBlockWriteLocked(in *inode, lbn uint64, buf []byte, prev *pend
 		near = prev.near // the previous block has no new address yet
 	}
 	return pendingWrite{buf: buf, near: near, rep: rep, follows: follows, apply: func(a vld.Addr) error {
-		n0 := len(fs.pendingFree)
+		n0 := fs.rec.freed
 		sum := fs.geo.sum(buf)
 		if err := fs.setPtrLocked(in, lbn, a, sum); err != nil {
 			return err
 		}
-		fs.rec.frees += len(fs.pendingFree) - n0 // the old copy's
+		fs.rec.frees += fs.rec.freed - n0 // the old copy's
 		fs.logLandingLocked(in, lbn, a, sum)
 		after(a)
 		return nil

@@ -250,8 +250,8 @@ func (fs *FS) landFlightsLocked(fl []flight, addrs []vld.Addr) error {
 	// Every free here is of a copy nothing durable names (a superseded or
 	// dropped new block) or of a landed block's old copy: a record may
 	// stand for all of them (records.go).
-	n0 := len(fs.pendingFree)
-	defer func() { fs.rec.frees += len(fs.pendingFree) - n0 }()
+	n0 := fs.rec.freed
+	defer func() { fs.rec.frees += fs.rec.freed - n0 }()
 	for i, f := range fl {
 		delete(fs.flying, &f.buf[0])
 		if addrs == nil {
