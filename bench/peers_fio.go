@@ -73,7 +73,7 @@ func runFio(cfg PeersConfig, j fioJob, dir string) (peerResult, error) {
 		return peerResult{}, err
 	}
 	defer os.Remove(jobPath)
-	cmd := exec.Command("fio", "--output-format=json", jobPath)
+	cmd := ownSession(exec.Command("fio", "--output-format=json", jobPath))
 	ios := j.ios
 	if ios == 0 {
 		ios = int(j.size / 4096)

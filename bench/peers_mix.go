@@ -65,7 +65,7 @@ func runMix(cfg PeersConfig, t peerTarget, dir string) ([]peerResult, error) {
 	before := t.counters()
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Sizes.MixDuration+2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "stress-ng", mixArgs(cfg.Sizes, dir, yaml)...)
+	cmd := ownSession(exec.CommandContext(ctx, "stress-ng", mixArgs(cfg.Sizes, dir, yaml)...))
 	cmd.Dir = dir
 	start := time.Now()
 	out, runErr := cmd.CombinedOutput()

@@ -45,7 +45,7 @@ type sqliteShell struct {
 }
 
 func startSQLite(db string) (*sqliteShell, error) {
-	s := &sqliteShell{cmd: exec.Command("sqlite3", "-batch", "-bail", db), stderr: &strings.Builder{}}
+	s := &sqliteShell{cmd: ownSession(exec.Command("sqlite3", "-batch", "-bail", db)), stderr: &strings.Builder{}}
 	s.cmd.Stderr = s.stderr
 	var err error
 	if s.in, err = s.cmd.StdinPipe(); err != nil {
