@@ -66,7 +66,13 @@ func runMix(cfg PeersConfig, t peerTarget, dir string) ([]peerResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Sizes.MixDuration+2*time.Minute)
 	defer cancel()
 	cmd := ownSession(exec.CommandContext(ctx, "stress-ng", mixArgs(cfg.Sizes, dir, yaml)...))
-	cmd.Dir = dir
+	// The working directory stays outside the mount (--temp-path puts the
+	// files there): Go starts a child with vfork, and the thread that
+	// forked keeps its P until the child has changed directory and
+	// exec'd. A chdir into vlfs's mount needs this process's FUSE server;
+	// when a garbage collection wanted that P meanwhile, the server could
+	// not run and the bench hung (2 runs in 6 on 2026-11-29, stuck in GC
+	// mark termination with the child waiting on a LOOKUP).
 	start := time.Now()
 	out, runErr := cmd.CombinedOutput()
 	elapsed := time.Since(start)

@@ -71,7 +71,7 @@ func (t *vlfsTarget) mount(opts vlfs.Options) error {
 
 // open mounts t.img as a vlfs.FS, unserved.
 func (t *vlfsTarget) open(opts vlfs.Options) (*vlfs.FS, error) {
-	dev, err := device.OpenFile(t.img, device.FileOptions{ReadOnly: opts.ReadOnly})
+	dev, err := device.OpenFile(t.img, device.FileOptions{ReadOnly: opts.ReadOnly, WritebackBytes: device.DefaultWritebackBytes})
 	if err != nil {
 		return nil, err
 	}

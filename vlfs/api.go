@@ -198,6 +198,9 @@ type Stats struct {
 	// snapshot and waited for that commit only (or for none, if it was
 	// done), part of GroupedSyncs
 	CoveredSyncs int64
+	// JoinedSyncs: fsyncs that joined the running commit before it took
+	// its snapshot, part of GroupedSyncs
+	JoinedSyncs int64
 	// RoomCommits: commits made before a change because the next commit
 	// would otherwise have outgrown the free blocks (a bulk delete on a
 	// full disk, split into commits that fit)

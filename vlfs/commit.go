@@ -95,6 +95,18 @@ func (fs *FS) commit(seq uint64) error {
 	fs.commitMu.Lock()
 	defer fs.commitMu.Unlock()
 	start := time.Now()
+	// Until its snapshot, this commit answers for every change made so
+	// far (syncTarget); a commit that ends before it answers for none.
+	fs.mu.Lock()
+	fs.unsnapped = seq
+	fs.mu.Unlock()
+	defer func() {
+		fs.mu.Lock()
+		if fs.unsnapped == seq {
+			fs.unsnapped = 0
+		}
+		fs.mu.Unlock()
+	}()
 	// Most of a large commit's data goes first, in batches without FS.mu
 	// (writeout_batch.go); a small one stays whole, one request with its
 	// metadata where it fits (gather.go).
@@ -158,7 +170,7 @@ func (fs *FS) commit(seq uint64) error {
 		return err
 	}
 	fs.dirtySince = time.Time{}
-	fs.snapshot = seq
+	fs.snapshot, fs.unsnapped = seq, 0
 	fs.cm.unsettled = 0 // this snapshot holds every move so far
 	fs.committing = true
 	fs.unlock()
@@ -273,15 +285,38 @@ func (fs *FS) Fsync(ino Ino, datasync bool) error {
 	defer fs.stats.wall.fsync.Since(time.Now())
 	fs.lock()
 	_, err := fs.getLocked(ino)
-	need := fs.coveredLocked()
+	need := fs.syncTargetLocked()
 	fs.unlock()
 	if err != nil {
 		return err
 	}
-	if need != 0 {
-		fs.stats.covered.Add(1)
-	}
 	return fs.syncThrough(need)
+}
+
+// syncTargetLocked returns the number of the commit a sync called now
+// needs: one whose snapshot holds the whole current state (coveredLocked),
+// else the running commit if it has not taken its snapshot yet (it takes
+// it later under FS.mu, so every change made before this call is in it),
+// else 0, a commit that starts after the call. Joining the running commit
+// spares the wait for it to end before a commit of one's own: under
+// stress-ng's mix a commit spent most of its time writing out buffered
+// data before its snapshot.
+func (fs *FS) syncTargetLocked() uint64 {
+	if need := fs.coveredLocked(); need != 0 {
+		fs.stats.covered.Add(1)
+		return need
+	}
+	return fs.joinLocked()
+}
+
+// joinLocked returns the running commit's number if it has not taken its
+// snapshot yet, else 0.
+func (fs *FS) joinLocked() uint64 {
+	if fs.failed != nil || fs.unsnapped == 0 {
+		return 0
+	}
+	fs.stats.joined.Add(1)
+	return fs.unsnapped
 }
 
 // coveredLocked returns the number of the commit whose snapshot holds the
@@ -299,7 +334,14 @@ func (fs *FS) coveredLocked() uint64 {
 func (fs *FS) Sync() error {
 	defer fs.stats.count(opSync, 0)
 	defer fs.stats.wall.fsync.Since(time.Now())
-	return fs.syncAll()
+	// A commit still to take its snapshot answers for it, but not one
+	// taken already, even with nothing changed since: Sync always ends
+	// with a commit that began after the call, which also makes the
+	// blocks freed before the last one reusable (callers count on it).
+	fs.mu.Lock()
+	need := fs.joinLocked()
+	fs.mu.Unlock()
+	return fs.syncThrough(need)
 }
 
 // flusher commits in the background so that no unforced change waits

@@ -83,6 +83,7 @@ type FS struct {
 	landed      *sync.Cond       // on mu: broadcast when a batch lands (writeout_batch.go)
 	dirtySince  time.Time        // first change since the last commit (zero if clean)
 	snapshot    uint64           // number of the last commit that took its snapshot (groupCommit.started)
+	unsnapped   uint64           // number of the running commit while it has not taken its snapshot yet, else 0
 	failed      error            // set when the volume failed; every later write returns it
 	committing  bool             // a commit's inode blocks are in flight: they and the inode map are the commit's
 	zero        []byte           // one block of zeros, never written to

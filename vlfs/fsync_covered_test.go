@@ -57,3 +57,50 @@ func TestFsyncOfUnchangedState(t *testing.T) {
 		t.Fatalf("after the crash: %q", buf[:n])
 	}
 }
+
+// TestFsyncJoinsCommitBeforeSnapshot: an fsync that arrives while a
+// commit is still writing out buffered data, before it takes its
+// snapshot, is answered by that commit (its snapshot, taken later under
+// FS.mu, holds the fsync's change) instead of waiting for it and then for
+// a commit of its own. The change must be durable when the fsync returns.
+func TestFsyncJoinsCommitBeforeSnapshot(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpWrite)
+	im := mountImage(t, gate, Options{Logf: t.Logf, FlushInterval: time.Hour})
+	t.Cleanup(gate.free)
+	fs := im.fs
+	bs := int(fs.geo.bs)
+	big := must(fs.Create(RootIno, "big", 0o644, 0, 0)).ok(t)
+	late := must(fs.Create(RootIno, "late", 0o644, 0, 0)).ok(t)
+	must(fs.Write(big.Ino, 0, bytes.Repeat([]byte{'b'}, 256*bs))).ok(t) // past commitInlineBytes: batches first
+	before := fs.Stats()
+
+	gate.arm()
+	synced := make(chan error, 1)
+	go func() { synced <- fs.Sync() }()
+	gate.wait(t) // the commit's first unlocked batch is at the device
+	mustBeFree(t, fs)
+	want := []byte("written while the commit wrote out")
+	must(fs.Write(late.Ino, 0, want)).ok(t)
+	fsynced := make(chan error, 1)
+	go func() { fsynced <- fs.Fsync(late.Ino, false) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for fs.stats.joined.Load() == before.JoinedSyncs { // not Stats: the held write keeps the volume's lock
+		if time.Now().After(deadline) {
+			t.Fatal("the fsync never joined the running commit")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	gate.free()
+	must(0, <-synced).ok(t)
+	must(0, <-fsynced).ok(t)
+	if c := fs.Stats().Commits - before.Commits; c != 1 {
+		t.Fatalf("%d commits for a sync and an fsync that joined it, want 1", c)
+	}
+	// What a crash now leaves: the joined commit made the change durable.
+	crashed := mountImage(t, imageCopy(t, gate), Options{FlushInterval: time.Hour})
+	a := must(crashed.fs.Lookup(RootIno, "late")).ok(t)
+	buf := make([]byte, 64)
+	if n := must(crashed.fs.Read(a.Ino, 0, buf)).ok(t); !bytes.Equal(buf[:n], want) {
+		t.Fatalf("after a crash: %q, want %q", buf[:n], want)
+	}
+}

@@ -62,6 +62,9 @@ type counters struct {
 	// covered: fsyncs that found the whole state in a commit's snapshot
 	// already taken (Fsync, coveredLocked)
 	covered atomic.Int64
+	// joined: fsyncs that joined the running commit before its snapshot
+	// (syncTargetLocked)
+	joined atomic.Int64
 	// throughBlocks: data blocks written through, unbuffered (writethrough.go)
 	throughBlocks atomic.Int64
 	// batchWrites: batches of buffered data written without FS.mu, and
@@ -123,6 +126,7 @@ func (fs *FS) Stats() Stats {
 	s.RecordCommits = fs.stats.recordCommits.Load()
 	s.CommitError = fs.commitError()
 	s.CoveredSyncs = fs.stats.covered.Load()
+	s.JoinedSyncs = fs.stats.joined.Load()
 	s.WriteThroughBlocks = fs.stats.throughBlocks.Load()
 	s.UnlockedBatches = fs.stats.batchWrites.Load()
 	s.UnlockedNodeLoads = fs.stats.unlockedNodeLoads.Load()

@@ -37,6 +37,9 @@ type mountArgs struct {
 	logFile       string
 	installHelper string
 	cpuProfile    string // --cpuprofile: the daemon's CPU profile, written at unmount
+	// writeback: the image's early writeback interval in bytes (-o
+	// writeback=SIZE; device.FileOptions.WritebackBytes)
+	writeback int64
 
 	fuse  fusefs.Options
 	fsOpt vlfs.Options
@@ -137,6 +140,7 @@ func (a *mountArgs) applyOptions() error {
 	}
 	// The kernel's writeback cache holds large writes already.
 	a.fsOpt.WriteThroughBytes = vlfs.DefaultWriteThrough
+	a.writeback = device.DefaultWritebackBytes
 	for _, o := range rest {
 		key, val, _ := strings.Cut(o, "=")
 		switch key {
@@ -166,6 +170,12 @@ func (a *mountArgs) applyOptions() error {
 				return fmt.Errorf("-o %s: want a size > 0 (as dirty_limit=64MiB)", o)
 			}
 			a.fsOpt.DirtyLimitBytes = n
+		case "writeback":
+			n, err := parseSize(val)
+			if err != nil || n < 0 {
+				return fmt.Errorf("-o %s: want a size >= 0 (as writeback=8MiB; 0 leaves it to the kernel)", o)
+			}
+			a.writeback = n
 		case "write_through":
 			n, err := parseSize(val)
 			if err != nil || n < 0 {
@@ -252,7 +262,7 @@ func openImage(a *mountArgs, logf func(string, ...any)) (*vlfs.FS, error) {
 	if _, err := os.Stat(a.image); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("image %s does not exist; create it with: vlfs mkfs %s", a.image, a.image)
 	}
-	dev, err := device.OpenFile(a.image, device.FileOptions{ReadOnly: a.fsOpt.ReadOnly})
+	dev, err := device.OpenFile(a.image, device.FileOptions{ReadOnly: a.fsOpt.ReadOnly, WritebackBytes: a.writeback})
 	if errors.Is(err, device.ErrLocked) {
 		return nil, fmt.Errorf("%s is already in use (mounted, or being checked by fsck); an image can be mounted only once at a time", a.image)
 	}

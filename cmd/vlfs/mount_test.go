@@ -54,21 +54,23 @@ func TestParseMountArgs(t *testing.T) {
 
 // TestMountBufferOptions: -o commit=SECONDS and -o dirty_limit=SIZE set
 // the background commit interval and the bound on buffered data, which
-// the mount command could not configure before, and -o log_window=F the
-// volume's log window; bad values are usage errors.
+// the mount command could not configure before, -o log_window=F the
+// volume's log window and -o writeback=SIZE the image's early writeback;
+// bad values are usage errors.
 func TestMountBufferOptions(t *testing.T) {
-	a, code := parseMountArgs([]string{"img", "dir", "-o", "commit=0.5,dirty_limit=8MiB,log_window=0.25,write_through=0"}, &strings.Builder{})
-	if code != exitOK {
-		t.Fatalf("exit %d", code)
+	a, code := parseMountArgs([]string{"img", "dir", "-o", "commit=0.5,dirty_limit=8MiB,log_window=0.25,write_through=0,writeback=0"}, &strings.Builder{})
+	if code != exitOK || a.writeback != 0 {
+		t.Fatalf("exit %d, writeback %d", code, a.writeback)
 	}
 	if a.fsOpt.FlushInterval != 500*time.Millisecond || a.fsOpt.DirtyLimitBytes != 8<<20 || a.fsOpt.LogWindow != 0.25 || a.fsOpt.WriteThroughBytes != 0 {
 		t.Fatalf("FlushInterval %v, DirtyLimitBytes %d, LogWindow %v, WriteThroughBytes %d", a.fsOpt.FlushInterval, a.fsOpt.DirtyLimitBytes, a.fsOpt.LogWindow, a.fsOpt.WriteThroughBytes)
 	}
 	a, code = parseMountArgs([]string{"img", "dir"}, &strings.Builder{})
-	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 || a.fsOpt.LogWindow != 0 || a.fsOpt.WriteThroughBytes != vlfs.DefaultWriteThrough {
+	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 || a.fsOpt.LogWindow != 0 || a.fsOpt.WriteThroughBytes != vlfs.DefaultWriteThrough ||
+		a.writeback != device.DefaultWritebackBytes {
 		t.Fatalf("defaults: exit %d, %+v", code, a.fsOpt)
 	}
-	for _, bad := range []string{"commit=0", "commit=-1", "commit=x", "commit=NaN", "dirty_limit=0", "dirty_limit=lots", "log_window=0", "log_window=1.5", "log_window=NaN", "write_through=-1", "write_through=big"} {
+	for _, bad := range []string{"commit=0", "commit=-1", "commit=x", "commit=NaN", "dirty_limit=0", "dirty_limit=lots", "log_window=0", "log_window=1.5", "log_window=NaN", "write_through=-1", "write_through=big", "writeback=-1", "writeback=x"} {
 		if _, code := parseMountArgs([]string{"img", "dir", "-o", bad}, &strings.Builder{}); code != exitUsage {
 			t.Errorf("-o %s: exit %d, want %d", bad, code, exitUsage)
 		}

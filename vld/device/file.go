@@ -22,6 +22,7 @@ type File struct {
 	f     *os.File     // nil once closed
 	rmwMu sync.RWMutex // O_DIRECT writes: shared by aligned ones, exclusive for read-modify-write
 	fl    flusher
+	wb    *writeback // early writeback (file_writeback.go); nil when off
 	locks []*os.File // descriptors holding the locks of what lies behind f (file_lock.go)
 }
 
@@ -72,6 +73,7 @@ func (d *File) WriteAt(p []byte, off int64) (int, error) {
 		return 0, fmt.Errorf("%s: %w", d.path, err)
 	}
 	n, err := d.pwriteLocked(p, off)
+	d.wb.wrote(n)
 	if err != nil {
 		return n, fmt.Errorf("write %s at %d: %w", d.path, off, err)
 	}
@@ -103,6 +105,7 @@ func (d *File) Close() error {
 	if d.f == nil {
 		return fmt.Errorf("close %s: %w", d.path, ErrClosed)
 	}
+	d.wb.stop() // before the descriptor it uses goes
 	err := d.f.Close()
 	d.f = nil
 	closeAll(d.locks) // after f: the image is unlocked only once it is closed

@@ -94,6 +94,9 @@ func setUp(f *os.File, path string, o FileOptions) (*File, error) {
 	}
 	d := &File{path: path, size: size, readOnly: o.ReadOnly, direct: o.Direct, f: f, locks: locks}
 	d.fl.init(fdatasync(f))
+	if !o.Direct && !o.ReadOnly {
+		d.wb = startWriteback(int(f.Fd()), o.WritebackBytes)
+	}
 	return d, nil
 }
 

@@ -118,6 +118,7 @@ func (d *File) WriteVecAt(bufs [][]byte, off int64) (int, error) {
 	default:
 		n, err = d.pwritevLocked(bufs, off)
 	}
+	d.wb.wrote(n)
 	if err != nil {
 		return n, fmt.Errorf("write %s at %d: %w", d.path, off, err)
 	}

@@ -27,6 +27,8 @@ type Report struct {
 	// fsyncs that found nothing changed since a commit's snapshot, and
 	// waited for that commit alone (or for none)
 	CoveredSyncs int64 `json:"covered_syncs"`
+	// fsyncs that joined the running commit before its snapshot
+	JoinedSyncs int64 `json:"joined_syncs"`
 	// commits made before a change so that the next commit fits in the
 	// free blocks (a bulk delete on a full disk)
 	RoomCommits   int64  `json:"room_commits"`
@@ -160,7 +162,7 @@ func ReportOf(st vlfs.Stats) Report {
 		Source: "image", Clock: v.Clock,
 		Ops:    make(map[string]OpBytes, len(st.Ops)),
 		Fsyncs: st.Fsyncs, Commits: st.Commits, GroupedSyncs: st.GroupedSyncs,
-		CoveredSyncs: st.CoveredSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
+		CoveredSyncs: st.CoveredSyncs, JoinedSyncs: st.JoinedSyncs, RoomCommits: st.RoomCommits, FailedCommits: st.FailedCommits, CommitError: st.CommitError,
 		RecordCommits: st.RecordCommits, Records: st.Records, ReplayedRecords: st.ReplayedRecords, ReplayMs: st.ReplayMs,
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks, ChecksumErrors: st.ChecksumErrors, Unwritten: st.Unwritten,

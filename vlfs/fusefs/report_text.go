@@ -43,8 +43,8 @@ func (r Report) textOps(w io.Writer) {
 	for _, k := range sortedKeys(r.Ops) {
 		fmt.Fprintf(w, "  %s\t%d\t%s\n", k, r.Ops[k].Count, bytesText(r.Ops[k].Bytes))
 	}
-	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d, of which found in a snapshot already taken %d)\n",
-		r.Fsyncs, r.Commits, r.GroupedSyncs, r.CoveredSyncs)
+	fmt.Fprintf(w, "fsyncs\t%d\t(commits %d, served by another's commit %d, of which found in a snapshot already taken %d, joined one before its snapshot %d)\n",
+		r.Fsyncs, r.Commits, r.GroupedSyncs, r.CoveredSyncs, r.JoinedSyncs)
 	fmt.Fprintf(w, "commits\tmade room %d\tfailed %d\n", r.RoomCommits, r.FailedCommits)
 	if r.FSVersion >= ondisk.FSVersionRecords {
 		fmt.Fprintf(w, "log records\t%d commits as records\t%d standing\tmount replayed %d in %.1f ms\n",
