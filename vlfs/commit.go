@@ -96,7 +96,7 @@ func (fs *FS) commit(seq uint64) error {
 	defer fs.commitMu.Unlock()
 	start := time.Now()
 	// Until its snapshot, this commit answers for every change made so
-	// far (syncTarget); a commit that ends before it answers for none.
+	// far (joinLocked); a commit that ends before it answers for none.
 	fs.mu.Lock()
 	fs.unsnapped = seq
 	fs.mu.Unlock()
@@ -285,7 +285,10 @@ func (fs *FS) Fsync(ino Ino, datasync bool) error {
 	defer fs.stats.wall.fsync.Since(time.Now())
 	fs.lock()
 	_, err := fs.getLocked(ino)
-	need := fs.syncTargetLocked()
+	var need uint64
+	if err == nil {
+		need = fs.syncTargetLocked()
+	}
 	fs.unlock()
 	if err != nil {
 		return err

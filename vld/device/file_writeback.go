@@ -9,7 +9,7 @@ import (
 // Early writeback (FileOptions.WritebackBytes). Flush is an fdatasync,
 // which writes every page of the image written since the one before: under
 // a stream of large writes the next commit's flush waited for all of them
-// (the mix of issue 31: a commit's device flush 0.6 ms on average, tens of
+// (the mix of issue 31: a commit's device flush 0.6 ms on average, over 10
 // ms at p99, and every fsync behind it). Once WritebackBytes have been
 // written since the last kick, a goroutine of the file's asks the kernel to
 // start writing the dirty pages back (sync_file_range with
