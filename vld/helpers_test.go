@@ -36,6 +36,22 @@ func newTestVolume(t testing.TB, model string, size int64, o Options) (*Volume, 
 	return v, dev
 }
 
+// dispatched runs one Dispatch of v and returns its completions, failing
+// t on an error of the dispatch or of any request.
+func dispatched(t testing.TB, v *Volume) []Completion {
+	t.Helper()
+	cs, err := v.Dispatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Err != nil {
+			t.Fatal(c.Err)
+		}
+	}
+	return cs
+}
+
 func block(bs int, fill byte) []byte {
 	b := make([]byte, bs)
 	for i := range b {

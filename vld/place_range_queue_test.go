@@ -57,14 +57,7 @@ func TestRangeQueueByHRS(t *testing.T) {
 		}
 		done, end := 0, t0
 		for done < n {
-			cs, err := v.Dispatch()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cs {
-				if c.Err != nil {
-					t.Fatal(c.Err)
-				}
+			for _, c := range dispatched(t, v) {
 				if want := anchors[c.Tag] + 1; c.Addrs[0] != want {
 					t.Fatalf("write %d with hint %d went to %d, want %d (right after its hint)", c.Tag, anchors[c.Tag], c.Addrs[0], want)
 				}

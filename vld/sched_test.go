@@ -199,14 +199,7 @@ func TestReadPriority(t *testing.T) {
 		}
 		var res result
 		for v.Queued() > 0 {
-			cs, err := v.Dispatch()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cs {
-				if c.Err != nil {
-					t.Fatal(c.Err)
-				}
+			for _, c := range dispatched(t, v) {
 				if c.Write {
 					res.writeDone = c.DoneMs
 					if len(c.Addrs) != len(data) {
