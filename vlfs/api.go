@@ -233,6 +233,9 @@ type Stats struct {
 	// UnlockedMetaLoads: inode blocks and directories that lookups,
 	// getattrs and readdirs loaded with FS.mu released (meta_unlocked.go).
 	UnlockedMetaLoads int64
+	// UnlockedDataLoads: blocks partial writes read (their bytes the
+	// write does not cover) with FS.mu released (write_partial.go).
+	UnlockedDataLoads int64
 	// ChecksumErrors: data blocks read whose bytes did not match the
 	// checksum their pointer carries (version 4): each was answered EIO
 	// and logged with its inode and offset.

@@ -65,7 +65,8 @@
 // FS.readGate for the device read (meta_unlocked.go, node_unlocked.go):
 // they release FS.mu with FS.unlock (a safe point, below), so after it
 // they look every inode up again and install what they read only if the
-// inode and the pointers that name the block are unchanged.
+// inode and the pointers that name the block are unchanged. A partial
+// write reads its block's other bytes so too (write_partial.go).
 // Functions whose name ends in Locked need FS.mu held; the types FS owns
 // (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //

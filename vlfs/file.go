@@ -214,9 +214,11 @@ func (fs *FS) Write(ino Ino, off int64, data []byte) (int, error) {
 		if len(data) > 0 {
 			bs := uint64(fs.geo.bs)
 			fs.warmPathsLocked(ino, uint64(off)/bs, (uint64(off)+uint64(len(data))-1)/bs)
+			fs.warmPartialLocked(ino, uint64(off), uint64(off)+uint64(len(data)))
 		}
 		var err error
 		thru, err = fs.writeThroughLocked(ino, uint64(off), data)
+		fs.preread = fs.preread[:0]
 		over = fs.dirtyBytes-thru.bytes(fs.geo.bs) > fs.opts.DirtyLimitBytes
 		return err
 	})
@@ -285,7 +287,9 @@ func (fs *FS) writeThroughLocked(ino Ino, off uint64, data []byte) (throughBlock
 				fresh = slab[(lbn-ta)*bs : (lbn-ta+1)*bs : (lbn-ta+1)*bs]
 			}
 			lo, hi := max(off, lbn*bs), min(end, (lbn+1)*bs)
-			buf, err := fs.dirtyBlockLocked(in, lbn, hi-lo == bs, fresh)
+			// Bytes past the end of the file are zeros: a write that
+			// covers the rest reads nothing (write_partial.go).
+			buf, err := fs.dirtyBlockLocked(in, lbn, !needsOldBytes(lbn, bs, off, end, in.d.Size), fresh)
 			if err != nil {
 				return throughBlocks{}, err
 			}
@@ -361,7 +365,7 @@ func (fs *FS) dirtyBlockLocked(in *inode, lbn uint64, whole bool, fresh []byte) 
 				return nil, err
 			}
 			fs.unwritten--
-		} else if !whole {
+		} else if !whole && !fs.takePreReadLocked(in.ino, lbn, a, sum, buf) {
 			if err := fs.readDataLocked(in, lbn, a, sum, buf); err != nil {
 				return nil, err
 			}

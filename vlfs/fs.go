@@ -46,6 +46,9 @@ type FS struct {
 	// unlocked load's device read, before FS.mu is taken again, so that a
 	// test can change what was read meanwhile.
 	afterUnlockedRead func()
+	// preread holds the old blocks a partial write read without mu
+	// (write_partial.go); valid only within the hold of mu that took it.
+	preread []preRead
 
 	vol      *vld.Volume
 	opts     Options

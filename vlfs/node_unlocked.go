@@ -64,6 +64,23 @@ func (fs *FS) cachedBmapLocked(in *inode, lbn uint64) (uint64, *nodeMiss) {
 	return n.ptrs[slot], nil
 }
 
+// cachedBmapSumLocked is cachedBmapLocked with the pointer's data
+// checksum; miss reports a node on the way that is not loaded.
+func (fs *FS) cachedBmapSumLocked(in *inode, lbn uint64) (a uint64, sum uint32, miss bool) {
+	if lbn < fs.geo.direct {
+		return in.d.Direct[lbn], in.d.DirectSum[lbn], false
+	}
+	if lbn >= fs.geo.maxBlock {
+		return 0, 0, false
+	}
+	k, slot := fs.geo.leafKey(lbn)
+	n, m := fs.cachedNodeLocked(in, k)
+	if n == nil {
+		return 0, 0, m != nil
+	}
+	return n.ptrs[slot], n.sum(slot), false
+}
+
 // loadNodeUnlocked loads the node miss names into in with FS.mu released
 // during the device read. FS.mu is held on entry and on return; in may
 // have been freed or changed meanwhile, and the node is installed only if

@@ -77,6 +77,9 @@ type counters struct {
 	// unlockedMetaLoads: inode blocks and directories read-only operations
 	// loaded without FS.mu (meta_unlocked.go)
 	unlockedMetaLoads atomic.Int64
+	// unlockedDataLoads: old blocks partial writes read without FS.mu
+	// (write_partial.go)
+	unlockedDataLoads atomic.Int64
 	// checksumErrors: blocks read whose bytes did not match the data
 	// checksum their pointer carries (datasum.go)
 	checksumErrors atomic.Int64
@@ -131,6 +134,7 @@ func (fs *FS) Stats() Stats {
 	s.UnlockedBatches = fs.stats.batchWrites.Load()
 	s.UnlockedNodeLoads = fs.stats.unlockedNodeLoads.Load()
 	s.UnlockedMetaLoads = fs.stats.unlockedMetaLoads.Load()
+	s.UnlockedDataLoads = fs.stats.unlockedDataLoads.Load()
 	s.SupersededBlocks = fs.stats.supersededBlocks.Load()
 	s.ChecksumErrors = fs.stats.checksumErrors.Load()
 	fs.mu.Lock()

@@ -52,6 +52,8 @@ type Report struct {
 	// lookups, getattrs and readdirs loaded, with the lock released
 	UnlockedNodeLoads int64 `json:"unlocked_node_loads"`
 	UnlockedMetaLoads int64 `json:"unlocked_meta_loads"`
+	// old blocks partial writes read with the lock released
+	UnlockedDataLoads int64 `json:"unlocked_data_loads"`
 	// data blocks read that did not match their pointer's checksum
 	// (version 4), each answered EIO and logged
 	ChecksumErrors int64 `json:"checksum_errors"`
@@ -166,7 +168,7 @@ func ReportOf(st vlfs.Stats) Report {
 		RecordCommits: st.RecordCommits, Records: st.Records, ReplayedRecords: st.ReplayedRecords, ReplayMs: st.ReplayMs,
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks, ChecksumErrors: st.ChecksumErrors, Unwritten: st.Unwritten,
-		UnlockedNodeLoads: st.UnlockedNodeLoads, UnlockedMetaLoads: st.UnlockedMetaLoads,
+		UnlockedNodeLoads: st.UnlockedNodeLoads, UnlockedMetaLoads: st.UnlockedMetaLoads, UnlockedDataLoads: st.UnlockedDataLoads,
 		FSVersion: st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,

@@ -1,0 +1,109 @@
+package vlfs
+
+import "github.com/vlfs/vlfs/vld"
+
+// A write that covers part of a block not buffered yet needs the block's
+// other bytes (read-modify-write). It used to read them under FS.mu
+// (dirtyBlockLocked), so one such write held every other operation of the
+// mount for a device read (issue 31). Now:
+//
+//   - bytes at or past the end of the file are not read: they are zeros
+//     once the write extends the file (an append that starts at a block's
+//     start and reaches the new end reads nothing; with the kernel's
+//     writeback cache that is every append to a partial last page);
+//   - other bytes are read by warmPartialLocked before the write, with
+//     FS.mu released during the device read (FS.readGate held, so the
+//     block is not reused meanwhile), and kept in FS.preread. The write,
+//     back under FS.mu, takes that copy only if the block still has the
+//     address and checksum it was read at; a block buffered, moved or
+//     rewritten in place meanwhile is read as before.
+//
+// Only summed geometries (file-system version 4 on) pre-read: their
+// checksum names the content, so a block rewritten in place at the same
+// address (in-place placement) is told apart. Older images read under
+// FS.mu as before.
+
+// preRead is a partial write's old block read without FS.mu: block lbn
+// of ino, read at addr with checksum sum.
+type preRead struct {
+	ino       Ino
+	lbn, addr uint64
+	sum       uint32
+	buf       []byte
+}
+
+// needsOldBytes reports whether writing [off, end) into block lbn of a
+// file of size bytes leaves bytes of the block inside the file that the
+// write does not cover: only those must be read first.
+func needsOldBytes(lbn, bs, off, end, size uint64) bool {
+	start, stop := lbn*bs, (lbn+1)*bs
+	lo, hi := max(off, start), min(end, stop)
+	return (lo > start && start < size) || (hi < stop && hi < size)
+}
+
+// warmPartialLocked reads the blocks a write of [off, end) to ino will
+// need the old bytes of (its first and last, if partial, not buffered and
+// on disk) with FS.mu released during the read, and leaves them in
+// FS.preread for dirtyBlockLocked. It reports nothing: a read that fails
+// or does not verify is left to the write's own locked read, which
+// reports it. FS.mu is held on entry and on return, but released between
+// (a safe point: the caller looks the inode up again).
+func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
+	fs.preread = fs.preread[:0]
+	if !fs.geo.summed || end <= off {
+		return
+	}
+	in, err := fs.fileLocked(ino)
+	if err != nil {
+		return
+	}
+	bs := uint64(fs.geo.bs)
+	first, last := off/bs, (end-1)/bs
+	var want []preRead
+	lbns := []uint64{first}
+	if last != first {
+		lbns = append(lbns, last)
+	}
+	for _, lbn := range lbns {
+		if !needsOldBytes(lbn, bs, off, end, in.d.Size) {
+			continue
+		}
+		if _, ok := in.data[lbn]; ok {
+			continue
+		}
+		a, sum, miss := fs.cachedBmapSumLocked(in, lbn)
+		if miss || !isBlock(a) {
+			continue // an indirect block not loaded (the write loads it), a hole, unwritten
+		}
+		want = append(want, preRead{ino: ino, lbn: lbn, addr: a, sum: sum, buf: make([]byte, bs)})
+	}
+	if len(want) == 0 {
+		return
+	}
+	addrs, bufs := make([]vld.Addr, len(want)), make([][]byte, len(want))
+	for i, p := range want {
+		addrs[i], bufs[i] = p.addr, p.buf
+	}
+	if fs.readUnlocked(addrs, bufs) != nil {
+		return
+	}
+	for _, p := range want {
+		if fs.checkBlock(p.ino, p.lbn, p.addr, p.sum, p.buf) == nil {
+			fs.preread = append(fs.preread, p)
+			fs.stats.unlockedDataLoads.Add(1)
+		}
+	}
+}
+
+// takePreReadLocked copies into buf the pre-read of block lbn of ino if
+// it was read at a with checksum sum, and reports whether it did.
+func (fs *FS) takePreReadLocked(ino Ino, lbn, a uint64, sum uint32, buf []byte) bool {
+	for i, p := range fs.preread {
+		if p.ino == ino && p.lbn == lbn && p.addr == a && p.sum == sum {
+			copy(buf, p.buf)
+			fs.preread = append(fs.preread[:i], fs.preread[i+1:]...)
+			return true
+		}
+	}
+	return false
+}

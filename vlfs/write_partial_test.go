@@ -1,0 +1,170 @@
+package vlfs
+
+import (
+	"bytes"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
+)
+
+func TestNeedsOldBytes(t *testing.T) {
+	const bs = 4096
+	for _, c := range []struct {
+		name                string
+		lbn, off, end, size uint64
+		want                bool
+	}{
+		{"the whole block", 1, 4096, 8192, 10000, false},
+		{"from the start to past the end of the file", 1, 4096, 5000, 4500, false},
+		{"from the start to the end of the file exactly", 1, 4096, 4500, 4500, false},
+		{"from the start, short of the end of the file", 1, 4096, 4400, 4500, true},
+		{"from inside, the bytes before in the file", 1, 4100, 8192, 4500, true},
+		{"from inside a block wholly past the end", 1, 4100, 4200, 4000, false},
+		{"inside, the file ends before the write", 1, 4200, 4300, 4150, true},
+		{"the middle of a file", 0, 10, 20, 100000, true},
+		{"an empty file", 0, 10, 20, 0, false},
+	} {
+		if got := needsOldBytes(c.lbn, bs, c.off, c.end, c.size); got != c.want {
+			t.Errorf("%s: needsOldBytes(lbn %d, [%d, %d), size %d) = %v, want %v", c.name, c.lbn, c.off, c.end, c.size, got, c.want)
+		}
+	}
+}
+
+// TestAppendReadsNothing: an append that starts at a block's start and
+// reaches past the end of the file (what the kernel's writeback cache
+// sends for a partial last page) needs none of the block's old bytes:
+// they are past the end. It used to read the block, under FS.mu.
+func TestAppendReadsNothing(t *testing.T) {
+	im := newImage(t, 64<<20)
+	fs := im.fs
+	f := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	old := bytes.Repeat([]byte{'o'}, 5000)
+	must(fs.Write(f.Ino, 0, old)).ok(t)
+	must(0, fs.Sync()).ok(t)
+	r0 := fs.Stats().Vol.Reads
+	tail := bytes.Repeat([]byte{'n'}, 6000-4096)
+	must(fs.Write(f.Ino, 4096, tail)).ok(t)
+	if r := fs.Stats().Vol.Reads - r0; r != 0 {
+		t.Errorf("the append read %d blocks; bytes past the end of the file need no read", r)
+	}
+	want := append(old[:4096:4096], tail...)
+	got := make([]byte, 8000)
+	n := must(fs.Read(f.Ino, 0, got)).ok(t)
+	if !bytes.Equal(got[:n], want) {
+		t.Fatalf("read %d bytes, not what was written", n)
+	}
+	im.remount()
+	n = must(im.fs.Read(f.Ino, 0, got)).ok(t)
+	if !bytes.Equal(got[:n], want) {
+		t.Fatalf("after a remount: read %d bytes, not what was written", n)
+	}
+}
+
+// TestPartialWriteReadsWithoutLock: a write into the middle of a block on
+// disk reads the block's other bytes with FS.mu released (a chmod of
+// another file goes through meanwhile), and the write lands on them.
+// Before, it read them under FS.mu.
+func TestPartialWriteReadsWithoutLock(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	bs := im.fs.geo.bs
+	old := bytes.Repeat([]byte{'o'}, 2*bs)
+	must(im.fs.Write(f.Ino, 0, old)).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+	im.coldRemount()
+	fs := im.fs
+	must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the write's first read is the data block
+	loads := fs.Stats().UnlockedDataLoads
+	loadsWithoutLock(t, gate, fs, other.Ino, 0, "a write into the middle of block 1", func() error {
+		_, err := fs.Write(f.Ino, int64(bs)+10, []byte("new"))
+		return err
+	})
+	if n := fs.Stats().UnlockedDataLoads - loads; n != 1 {
+		t.Errorf("%d unlocked data loads counted, want 1", n)
+	}
+	want := bytes.Clone(old)
+	copy(want[bs+10:], "new")
+	for _, when := range []string{"before", "after"} {
+		got := make([]byte, 3*bs)
+		n := must(im.fs.Read(f.Ino, 0, got)).ok(t)
+		if !bytes.Equal(got[:n], want) {
+			t.Fatalf("%s a remount: read %d bytes, not the old bytes around the write", when, n)
+		}
+		if when == "before" {
+			must(0, im.fs.Sync()).ok(t)
+			im.remount()
+		}
+	}
+}
+
+// TestPartialWritePreReadRaces: while a partial write's read of the old
+// block is out without FS.mu, another write changes that block, either
+// only buffered or committed (moved elsewhere). The copy read is stale
+// then and must not be taken: both writes' bytes must be in the file.
+func TestPartialWritePreReadRaces(t *testing.T) {
+	for _, commit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("commit=%v", commit), func(t *testing.T) {
+			im := newImage(t, 64<<20)
+			fs := im.fs
+			bs := fs.geo.bs
+			f := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+			want := bytes.Repeat([]byte{'o'}, bs)
+			must(fs.Write(f.Ino, 0, want)).ok(t)
+			must(0, fs.Sync()).ok(t)
+			var fired atomic.Bool
+			fs.afterUnlockedRead = func() {
+				if !fired.CompareAndSwap(false, true) {
+					return
+				}
+				must(fs.Write(f.Ino, 100, []byte("other"))).ok(t)
+				if commit {
+					must(0, fs.Sync()).ok(t)
+				}
+			}
+			must(fs.Write(f.Ino, 10, []byte("first"))).ok(t)
+			fs.afterUnlockedRead = nil
+			if !fired.Load() {
+				t.Fatal("no unlocked read happened: the test no longer tests one")
+			}
+			copy(want[100:], "other")
+			copy(want[10:], "first")
+			got := make([]byte, bs)
+			must(fs.Read(f.Ino, 0, got)).ok(t)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("read %q..., want both writes", got[:110])
+			}
+			must(0, fs.Sync()).ok(t)
+			im.remount()
+			must(im.fs.Read(f.Ino, 0, got)).ok(t)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("after a remount: read %q..., want both writes", got[:110])
+			}
+		})
+	}
+}
+
+// TestPartialWriteOldVersionReadsLocked: images without data checksums
+// (before version 4) keep the locked read: their pointers do not name the
+// content, so a block rewritten in place could not be told apart.
+func TestPartialWriteOldVersionReadsLocked(t *testing.T) {
+	im := mountImage(t, newFormattedVersion(t, 64<<20, ondisk.FSVersionRecords), Options{Logf: t.Logf})
+	fs := im.fs
+	f := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	must(fs.Write(f.Ino, 0, bytes.Repeat([]byte{'o'}, fs.geo.bs))).ok(t)
+	must(0, fs.Sync()).ok(t)
+	must(fs.Write(f.Ino, 10, []byte("x"))).ok(t)
+	if n := fs.Stats().UnlockedDataLoads; n != 0 {
+		t.Errorf("%d unlocked data loads on version %d, want 0", n, ondisk.FSVersionRecords)
+	}
+	got := make([]byte, 12)
+	must(fs.Read(f.Ino, 0, got)).ok(t)
+	if string(got) != "ooooooooooxo" {
+		t.Fatalf("read %q", got)
+	}
+}
