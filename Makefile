@@ -58,12 +58,13 @@ TEST_DEADLINE ?= 25m
 # RACE_PKGS serve requests concurrently (issue 31): make test runs them
 # under the race detector too, in short mode to keep CI within its budget.
 # RACE_SKIP leaves out vld's crash-state enumerations (single-threaded,
-# 4 of the race pass's 5 minutes) and the POSIX conformance table (one
+# 4 of the race pass's 5 minutes), the metamorphic model test (one run
+# after another, single-threaded) and the POSIX conformance table (one
 # operation at a time; once, under load, its mmap+lseek case hung the race
 # pass for 25 min, not reproduced in 18 runs since): the plain pass above
 # runs them all.
-RACE_PKGS ?= ./vlfs/ ./vlfs/fusefs/ ./vld/ ./vld/device/ ./compactor/
-RACE_SKIP ?= ^(TestPosix|TestExtraLogTracksCrash|TestLFSCleanerCrash|TestRandomCrashRecovery|TestLogicalWriteSyncCrash|TestGatherCrashRecovery|TestRelocateCrash)$$
+RACE_PKGS ?= ./vlfs/ ./vlfs/vlfstest/ ./vlfs/fusefs/ ./vld/ ./vld/device/ ./compactor/
+RACE_SKIP ?= ^(TestPosix|TestModelMetamorphic|TestExtraLogTracksCrash|TestLFSCleanerCrash|TestRandomCrashRecovery|TestLogicalWriteSyncCrash|TestGatherCrashRecovery|TestRelocateCrash)$$
 
 test: gocheck deps build
 	$(GO) vet $(PKGS)

@@ -163,3 +163,14 @@ func atRest(t testing.TB, fs *FS) {
 		t.Fatal(err)
 	}
 }
+
+// firstDiff is the index of the first byte where a and b differ (or the
+// shorter length).
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

@@ -3,11 +3,9 @@ package vlfs
 import (
 	"bytes"
 	"fmt"
-	mrand "math/rand"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -188,35 +186,5 @@ func TestRangePlacementRoundTrip(t *testing.T) {
 	t.Logf("big file: %d blocks, %d discontinuities", len(big)/4096, jumps)
 	if jumps > 2 {
 		t.Errorf("big file written in one go has %d discontinuities in %d blocks", jumps, len(big)/4096)
-	}
-}
-
-// TestRandomOpsRangePlacement is TestRandomOpsAgainstModel on a range-placed
-// volume, with normal and with tiny caches (early write-outs split files
-// into many chains): the file system must agree with the model and check
-// clean.
-func TestRandomOpsRangePlacement(t *testing.T) {
-	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
-	for round := range 2 {
-		dev := device.NewMem(48 << 20)
-		if err := Mkfs(dev, MkfsOptions{Model: testModel(t), Placement: vld.PlaceRange}); err != nil {
-			t.Fatal(err)
-		}
-		im := &modelImage{dev: dev, o: Options{Logf: t.Logf}}
-		if round == 1 {
-			im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1, dirty: 3}
-			im.o.DirtyLimitBytes = 16 << 10
-		}
-		if err := im.mount(); err != nil {
-			t.Fatal(err)
-		}
-		r := newModelRun(mrand.New(mrand.NewSource(seed+int64(round))), im)
-		err := r.run(1500)
-		if cerr := im.close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatalf("round %d: %v", round, err)
-		}
 	}
 }

@@ -1,10 +1,11 @@
-package vlfs
+package vlfstest
 
 import (
 	"math/rand"
 	"testing"
 
 	"github.com/vlfs/vlfs/internal/testseed"
+	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
@@ -17,7 +18,7 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 		steps = 600
 	}
 	for round := range 5 {
-		im := &modelImage{dev: newFormatted(t, 48<<20), o: Options{Logf: t.Logf}}
+		im := &modelImage{dev: newFormatted(t, 48<<20), o: vlfs.Options{Logf: t.Logf}}
 		if round == 3 {
 			// Trees named by address, as images made before the node map.
 			im.dev = newFormattedVersion(t, 48<<20, ondisk.FSVersionAddr)
@@ -25,7 +26,7 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 		if round == 1 {
 			// Tiny caches and dirty limit: every path through eviction
 			// and early write-out gets exercised.
-			im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1, dirty: 3}
+			im.o.TinyCaches = true
 			im.o.DirtyLimitBytes = 16 << 10
 		}
 		if round == 2 {
@@ -39,7 +40,7 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 			// of the record (TestHoleFillKeepsBlockCount), with tiny
 			// caches so that records are evicted and read back.
 			im.kernelTimes = true
-			im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1, dirty: 3}
+			im.o.TinyCaches = true
 		}
 		if err := im.mount(); err != nil {
 			t.Fatal(err)
@@ -77,7 +78,7 @@ func TestModelCatchesDisagreement(t *testing.T) {
 				if seed > 20 {
 					t.Fatal("seeds 1-20 left no non-empty file at the root")
 				}
-				im := &modelImage{dev: newFormatted(t, 8<<20), o: Options{Logf: t.Logf}}
+				im := &modelImage{dev: newFormatted(t, 8<<20), o: vlfs.Options{Logf: t.Logf}}
 				if err := im.mount(); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package vlfs
+package vlfstest
 
 import "testing"
 
@@ -36,7 +36,7 @@ func FuzzRepair(f *testing.F) {
 	})
 }
 
-// FuzzOpsModel runs fuzzOpsModel (fuzz_model.go), the target its go-fuzz
+// FuzzOpsModel runs fuzzOpsModel (model.go), the target its go-fuzz
 // adapter FuzzGoOpsModel runs too: the fuzzer's bytes drive the reference
 // model, and the file system must agree with it throughout.
 func FuzzOpsModel(f *testing.F) {

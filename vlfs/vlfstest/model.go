@@ -1,4 +1,4 @@
-package vlfs
+package vlfstest
 
 import (
 	"bytes"
@@ -12,13 +12,14 @@ import (
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vlfs"
 )
 
 // This file holds the reference model of the file system and the
 // operations fuzz target built on it, fuzzOpsModel, shared by the native
 // target FuzzOpsModel (fuzz_test.go), its go-fuzz adapter FuzzGoOpsModel
-// (gofuzz.go) and TestRandomOpsAgainstModel (model_test.go). It is not
-// test code so that go-fuzz-build, which skips _test files, compiles it.
+// (gofuzz.go), TestRandomOpsAgainstModel (model_test.go) and
+// TestModelMetamorphic (model_metamorphic_test.go).
 
 // fuzzOpsModel runs the model with the fuzzer's bytes as its source of
 // choices (each byte picks an operation or an argument, then zeros) on a
@@ -40,10 +41,10 @@ func fuzzOpsModelOnce(data []byte) (int, error) {
 		return 0, err
 	}
 	dev := device.NewMem(8 << 20)
-	if err := Mkfs(dev, MkfsOptions{Model: m}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
 		return 0, err
 	}
-	im := &modelImage{dev: dev, o: Options{FlushInterval: time.Hour}}
+	im := &modelImage{dev: dev, o: vlfs.Options{FlushInterval: time.Hour}}
 	if err := im.mount(); err != nil {
 		return 0, err
 	}
@@ -80,22 +81,18 @@ func (s *byteSource) Seed(int64) {}
 // modelImage is a memory image with a mounted file system on it, the
 // device kept open across remounts.
 type modelImage struct {
-	dev    device.Device
-	fs     *FS
-	o      Options
-	limits *cacheLimits // if set, applied at every mount
+	dev device.Device
+	fs  *vlfs.FS
+	o   vlfs.Options
 	// kernelTimes leaves file times to the caller, as a FUSE mount with
 	// the writeback cache does (FS.SetKernelTimes).
 	kernelTimes bool
 }
 
 func (im *modelImage) mount() error {
-	fs, err := Mount(noClose{im.dev}, im.o)
+	fs, err := vlfs.Mount(noClose{im.dev}, im.o)
 	if err != nil {
 		return fmt.Errorf("mount: %w", err)
-	}
-	if im.limits != nil {
-		fs.limits = *im.limits
 	}
 	fs.SetKernelTimes(im.kernelTimes)
 	im.fs = fs
@@ -149,7 +146,7 @@ type modelRun struct {
 	// rootIno is the directory the run works in (RootIno unless set);
 	// shared says other runs work in the same file system at once
 	// (model_concurrent_test.go): no remounts, and no Check mid-run.
-	rootIno Ino
+	rootIno vlfs.Ino
 	shared  bool
 }
 
@@ -318,7 +315,7 @@ func (r *modelRun) mdir(p []string) *mNode {
 }
 
 // ino resolves a model directory path in the file system.
-func (r *modelRun) ino(p []string) Ino {
+func (r *modelRun) ino(p []string) vlfs.Ino {
 	ino := r.top()
 	for _, s := range p {
 		a, err := r.im.fs.Lookup(ino, s)
@@ -344,7 +341,7 @@ func (r *modelRun) opCreate() {
 	a, err := r.im.fs.Create(r.ino(p.dir), p.name, 0o644, 0, 0)
 	var want error
 	if d.kids[p.name] != nil {
-		want = ErrExist
+		want = vlfs.ErrExist
 	}
 	r.expect(fmt.Sprintf("create %v/%s", p.dir, p.name), err, want)
 	if err == nil {
@@ -359,7 +356,7 @@ func (r *modelRun) opMkdir() {
 	a, err := r.im.fs.Mkdir(r.ino(p.dir), p.name, 0o755, 0, 0)
 	var want error
 	if d.kids[p.name] != nil {
-		want = ErrExist
+		want = vlfs.ErrExist
 	}
 	r.expect(fmt.Sprintf("mkdir %v/%s", p.dir, p.name), err, want)
 	if err == nil {
@@ -376,7 +373,7 @@ func (r *modelRun) opSymlink() {
 	a, err := r.im.fs.Symlink(r.ino(p.dir), p.name, target, 0, 0)
 	var want error
 	if d.kids[p.name] != nil {
-		want = ErrExist
+		want = vlfs.ErrExist
 	}
 	r.expect(fmt.Sprintf("symlink %v/%s", p.dir, p.name), err, want)
 	if err == nil {
@@ -396,7 +393,7 @@ func (r *modelRun) file() (mPath, *mNode, bool) {
 	return mPath{}, nil, false
 }
 
-func (r *modelRun) fileIno(p mPath) Ino {
+func (r *modelRun) fileIno(p mPath) vlfs.Ino {
 	a, err := r.im.fs.Lookup(r.ino(p.dir), p.name)
 	if err != nil {
 		r.fatalf("lookup %v/%s: %v", p.dir, p.name, err)
@@ -445,7 +442,7 @@ func (r *modelRun) opCopyRange() {
 	got, err := r.im.fs.CopyRange(r.fileIno(p1), int64(srcOff), r.fileIno(p2), int64(dstOff), int64(n))
 	want := max(0, min(n, len(n1.data)-srcOff)) // cut at the end of the source
 	if n1 == n2 && srcOff < dstOff+want && dstOff < srcOff+want {
-		r.expect(what, err, ErrInvalid)
+		r.expect(what, err, vlfs.ErrInvalid)
 		return
 	}
 	r.expect(what, err, nil)
@@ -468,7 +465,7 @@ func (r *modelRun) opTruncate() {
 		return
 	}
 	size := r.rng.Intn(len(n.data) + 10000)
-	_, err := r.im.fs.SetAttr(r.fileIno(p), SetAttr{Mask: SetSize, Size: uint64(size)})
+	_, err := r.im.fs.SetAttr(r.fileIno(p), vlfs.SetAttr{Mask: vlfs.SetSize, Size: uint64(size)})
 	r.expect(fmt.Sprintf("truncate %v/%s %d", p.dir, p.name, size), err, nil)
 	if size < len(n.data) {
 		n.data = n.data[:size]
@@ -497,9 +494,9 @@ func (r *modelRun) opUnlink() {
 	var want error
 	switch n := d.kids[p.name]; {
 	case n == nil:
-		want = ErrNotExist
+		want = vlfs.ErrNotExist
 	case n.dir:
-		want = ErrIsDir
+		want = vlfs.ErrIsDir
 	}
 	r.expect(fmt.Sprintf("unlink %v/%s", p.dir, p.name), err, want)
 	if err == nil {
@@ -515,11 +512,11 @@ func (r *modelRun) opRmdir() {
 	var want error
 	switch n := d.kids[p.name]; {
 	case n == nil:
-		want = ErrNotExist
+		want = vlfs.ErrNotExist
 	case !n.dir:
-		want = ErrNotDir
+		want = vlfs.ErrNotDir
 	case len(n.kids) > 0:
-		want = ErrNotEmpty
+		want = vlfs.ErrNotEmpty
 	}
 	r.expect(fmt.Sprintf("rmdir %v/%s", p.dir, p.name), err, want)
 	if err == nil {
@@ -538,7 +535,7 @@ func (r *modelRun) opLink() {
 	a, err := r.im.fs.Link(r.fileIno(src), r.ino(p.dir), p.name)
 	var want error
 	if d.kids[p.name] != nil {
-		want = ErrExist
+		want = vlfs.ErrExist
 	}
 	r.expect(fmt.Sprintf("link %v/%s -> %v/%s", src.dir, src.name, p.dir, p.name), err, want)
 	if err == nil {
@@ -554,9 +551,9 @@ func (r *modelRun) opRename() {
 	flags := uint32(0)
 	switch r.rng.Intn(8) {
 	case 0:
-		flags = RenameNoReplace
+		flags = vlfs.RenameNoReplace
 	case 1:
-		flags = RenameExchange
+		flags = vlfs.RenameExchange
 	}
 	err := r.im.fs.Rename(r.ino(from.dir), from.name, r.ino(to.dir), to.name, flags)
 	want := r.modelRename(od, from.name, nd, to.name, flags)
@@ -582,19 +579,19 @@ func (r *modelRun) modelRename(od *mNode, on string, nd *mNode, nn string, flags
 	src, dst := od.kids[on], nd.kids[nn]
 	switch {
 	case src == nil:
-		return ErrNotExist
-	case flags == RenameExchange && dst == nil:
-		return ErrNotExist
-	case flags == RenameNoReplace && dst != nil:
-		return ErrExist
+		return vlfs.ErrNotExist
+	case flags == vlfs.RenameExchange && dst == nil:
+		return vlfs.ErrNotExist
+	case flags == vlfs.RenameNoReplace && dst != nil:
+		return vlfs.ErrExist
 	case dst == src:
 		return nil
 	case src.dir && inside(nd, src):
-		return ErrInvalid
+		return vlfs.ErrInvalid
 	}
-	if flags == RenameExchange {
+	if flags == vlfs.RenameExchange {
 		if dst.dir && inside(od, dst) {
-			return ErrInvalid
+			return vlfs.ErrInvalid
 		}
 		od.kids[on], nd.kids[nn] = dst, src
 		r.reparent(src, od, nd)
@@ -604,11 +601,11 @@ func (r *modelRun) modelRename(od *mNode, on string, nd *mNode, nn string, flags
 	if dst != nil {
 		switch {
 		case src.dir && !dst.dir:
-			return ErrNotDir
+			return vlfs.ErrNotDir
 		case src.dir && len(dst.kids) > 0:
-			return ErrNotEmpty
+			return vlfs.ErrNotEmpty
 		case !src.dir && dst.dir:
-			return ErrIsDir
+			return vlfs.ErrIsDir
 		}
 		if dst.dir {
 			nd.nlink--
@@ -677,14 +674,14 @@ func (r *modelRun) compareTree() {
 }
 
 // top is the directory the run's model root stands for.
-func (r *modelRun) top() Ino {
+func (r *modelRun) top() vlfs.Ino {
 	if r.rootIno != 0 {
 		return r.rootIno
 	}
-	return RootIno
+	return vlfs.RootIno
 }
 
-func (r *modelRun) compareDir(m *mNode, ino Ino, path string) {
+func (r *modelRun) compareDir(m *mNode, ino vlfs.Ino, path string) {
 	fs := r.im.fs
 	ents, err := fs.ReadDir(ino)
 	if err != nil {
@@ -706,7 +703,7 @@ func (r *modelRun) compareDir(m *mNode, ino Ino, path string) {
 	}
 }
 
-func (r *modelRun) compareNode(m *mNode, ino Ino, path string) {
+func (r *modelRun) compareNode(m *mNode, ino vlfs.Ino, path string) {
 	fs := r.im.fs
 	a := mval(fs.GetAttr(ino)).in(r)
 	switch {
@@ -744,15 +741,15 @@ func (r *modelRun) opFallocate() {
 		return
 	}
 	off, length := r.rng.Intn(len(n.data)+20000), 1+r.rng.Intn(30000)
-	modes := []uint32{0, FallocKeepSize, FallocPunchHole | FallocKeepSize, FallocZeroRange, FallocZeroRange | FallocKeepSize}
+	modes := []uint32{0, vlfs.FallocKeepSize, vlfs.FallocPunchHole | vlfs.FallocKeepSize, vlfs.FallocZeroRange, vlfs.FallocZeroRange | vlfs.FallocKeepSize}
 	mode := modes[r.rng.Intn(len(modes))]
 	err := r.im.fs.Fallocate(r.fileIno(p), mode, int64(off), int64(length))
 	r.expect(fmt.Sprintf("fallocate %v/%s mode %#x [%d,+%d)", p.dir, p.name, mode, off, length), err, nil)
 	end := off + length
-	if mode&(FallocPunchHole|FallocZeroRange) != 0 && off < len(n.data) {
+	if mode&(vlfs.FallocPunchHole|vlfs.FallocZeroRange) != 0 && off < len(n.data) {
 		clear(n.data[off:min(end, len(n.data))])
 	}
-	if end > len(n.data) && mode&FallocKeepSize == 0 {
+	if end > len(n.data) && mode&vlfs.FallocKeepSize == 0 {
 		n.data = append(n.data, make([]byte, end-len(n.data))...)
 	}
 }
@@ -776,7 +773,7 @@ func (r *modelRun) opXattr() {
 	case 1:
 		var want error
 		if !had {
-			want = ErrNoXattr
+			want = vlfs.ErrNoXattr
 		}
 		r.expect("removexattr "+name, r.im.fs.Removexattr(ino, name), want)
 		delete(n.xattr, name)
@@ -784,7 +781,7 @@ func (r *modelRun) opXattr() {
 		v, err := r.im.fs.Getxattr(ino, name)
 		var want error
 		if !had {
-			want = ErrNoXattr
+			want = vlfs.ErrNoXattr
 		}
 		r.expect("getxattr "+name, err, want)
 		if had && string(v) != n.xattr[name] {
@@ -819,7 +816,7 @@ func (r *modelRun) opOpenUnlinked() {
 		r.check()
 	}
 	r.expect("release", fs.Release(ino), nil)
-	if _, err := fs.GetAttr(ino); !errors.Is(err, ErrNotExist) && !r.mayRemain(err) {
+	if _, err := fs.GetAttr(ino); !errors.Is(err, vlfs.ErrNotExist) && !r.mayRemain(err) {
 		r.fatalf("released unlinked inode %d still exists: %v", ino, err)
 	}
 }
@@ -856,7 +853,7 @@ func (r *modelRun) opTmpfile() {
 		b, err := fs.Link(a.Ino, r.ino(p.dir), p.name)
 		var want error
 		if d.kids[p.name] != nil {
-			want = ErrExist
+			want = vlfs.ErrExist
 		}
 		r.expect(fmt.Sprintf("name unnamed %v/%s", p.dir, p.name), err, want)
 		if err == nil {
@@ -867,7 +864,7 @@ func (r *modelRun) opTmpfile() {
 	}
 	r.expect("release unnamed", fs.Release(a.Ino), nil)
 	fs.Forget(a.Ino, 1) // CreateTmp's lookup
-	if _, err := fs.GetAttr(a.Ino); !named && !errors.Is(err, ErrNotExist) && !r.mayRemain(err) {
+	if _, err := fs.GetAttr(a.Ino); !named && !errors.Is(err, vlfs.ErrNotExist) && !r.mayRemain(err) {
 		r.fatalf("released unnamed inode %d still exists: %v", a.Ino, err)
 	}
 }

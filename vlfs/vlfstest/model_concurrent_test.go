@@ -1,4 +1,4 @@
-package vlfs
+package vlfstest
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/internal/testseed"
+	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
@@ -33,20 +34,20 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 	}{
 		{"defaults", func(*modelImage) {}},
 		{"tiny caches", func(im *modelImage) {
-			im.limits = &cacheLimits{inodes: 2, iblks: 1, nodes: 1, dirty: 3}
+			im.o.TinyCaches = true
 			im.o.DirtyLimitBytes = 16 << 10
 		}},
 		{"write-through", func(im *modelImage) { im.o.WriteThroughBytes = 8 << 10 }},
 	}
 	for ri, round := range rounds {
-		im := &modelImage{dev: newFormatted(t, 64<<20), o: Options{Logf: t.Logf}}
+		im := &modelImage{dev: newFormatted(t, 64<<20), o: vlfs.Options{Logf: t.Logf}}
 		round.setup(im)
 		if err := im.mount(); err != nil {
 			t.Fatal(err)
 		}
 		runs := make([]*modelRun, workers)
 		for w := range runs {
-			a, err := im.fs.Mkdir(RootIno, fmt.Sprintf("w%d", w), 0o755, 0, 0)
+			a, err := im.fs.Mkdir(vlfs.RootIno, fmt.Sprintf("w%d", w), 0o755, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 // caches (without FS.mu, in the tiny-cache round over and over) is what
 // the runs then see, so a stale directory, inode block or indirect block
 // installed here shows as a disagreement with a run's model.
-func browse(fs *FS, runs []*modelRun, rng *rand.Rand, done <-chan struct{}) {
+func browse(fs *vlfs.FS, runs []*modelRun, rng *rand.Rand, done <-chan struct{}) {
 	buf := make([]byte, 64<<10)
 	for {
 		select {

@@ -1,6 +1,6 @@
 //go:build gofuzz
 
-package vlfs
+package vlfstest
 
 import "sync"
 

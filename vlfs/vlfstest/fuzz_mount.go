@@ -1,4 +1,4 @@
-package vlfs
+package vlfstest
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vlfs"
 )
 
 // This file holds the mount-and-recover fuzz target, shared by the native
@@ -29,10 +30,10 @@ func fuzzBaseImage() ([]byte, error) {
 		return nil, err
 	}
 	dev := device.NewMem(2 << 20)
-	if err := Mkfs(dev, MkfsOptions{Model: m}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m}); err != nil {
 		return nil, err
 	}
-	fs, err := Mount(noClose{dev}, Options{})
+	fs, err := vlfs.Mount(noClose{dev}, vlfs.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +47,8 @@ func fuzzBaseImage() ([]byte, error) {
 	return dev.Bytes(), nil
 }
 
-func fuzzPopulate(fs *FS) error {
-	d, err := fs.Mkdir(RootIno, "d", 0o755, 0, 0)
+func fuzzPopulate(fs *vlfs.FS) error {
+	d, err := fs.Mkdir(vlfs.RootIno, "d", 0o755, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -63,10 +64,10 @@ func fuzzPopulate(fs *FS) error {
 			return err
 		}
 	}
-	if _, err := fs.Symlink(RootIno, "l", "d/f1", 0, 0); err != nil {
+	if _, err := fs.Symlink(vlfs.RootIno, "l", "d/f1", 0, 0); err != nil {
 		return err
 	}
-	big, err := fs.Create(RootIno, "big", 0o644, 0, 0)
+	big, err := fs.Create(vlfs.RootIno, "big", 0o644, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func fuzzMount(img, damage []byte) (int, error) {
 
 func fuzzMountOnce(img, damage []byte) (int, error) {
 	dev := device.MemFrom(fuzzDamaged(img, damage))
-	fs, err := Mount(dev, Options{FlushInterval: time.Hour})
+	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour})
 	if err != nil {
 		return 0, nil
 	}
@@ -126,7 +127,7 @@ func fuzzDamaged(img, damage []byte) []byte {
 func fuzzRepairOnce(img, damage []byte) (int, error) {
 	b := fuzzDamaged(img, damage)
 	dev := device.MemFrom(b)
-	res, err := Repair(dev, Options{FlushInterval: time.Hour})
+	res, err := vlfs.Repair(dev, vlfs.Options{FlushInterval: time.Hour})
 	if err != nil {
 		return 0, nil // not damage it claims to fix (the volume does not open, ...)
 	}
@@ -137,12 +138,12 @@ func fuzzRepairOnce(img, damage []byte) (int, error) {
 		return 0, nil
 	}
 	if left := notData(res.Left); len(left) != 0 {
-		if len(res.Fixed) == 1 && hasKind(res.Found, FindRedundancy) {
+		if len(res.Fixed) == 1 && hasKind(res.Found, vlfs.FindRedundancy) {
 			return 1, nil // the open wrote lost copies again; the rest it cannot fix
 		}
 		return 1, fmt.Errorf("repair changed the image (%q) and left %v", res.Fixed, left)
 	}
-	fs, err := Mount(noClose{dev}, Options{FlushInterval: time.Hour})
+	fs, err := vlfs.Mount(noClose{dev}, vlfs.Options{FlushInterval: time.Hour})
 	if err != nil {
 		return 1, fmt.Errorf("the repaired image does not mount: %w (fixed %q)", err, res.Fixed)
 	}
@@ -162,10 +163,10 @@ func fuzzRepairOnce(img, damage []byte) (int, error) {
 
 // notData is fds without data-checksum findings: damaged file data, which
 // a repair reports and leaves (reads of it fail; nothing else does).
-func notData(fds []Finding) []Finding {
-	var out []Finding
+func notData(fds []vlfs.Finding) []vlfs.Finding {
+	var out []vlfs.Finding
 	for _, f := range fds {
-		if f.Kind != FindDataChecksum {
+		if f.Kind != vlfs.FindDataChecksum {
 			out = append(out, f)
 		}
 	}
@@ -174,9 +175,9 @@ func notData(fds []Finding) []Finding {
 
 // fuzzExercise runs a few operations over the whole tree, ignoring
 // errors (a damaged file system may refuse them).
-func fuzzExercise(fs *FS) {
-	var walk func(ino Ino, depth int)
-	walk = func(ino Ino, depth int) {
+func fuzzExercise(fs *vlfs.FS) {
+	var walk func(ino vlfs.Ino, depth int)
+	walk = func(ino vlfs.Ino, depth int) {
 		ents, err := fs.ReadDir(ino)
 		if err != nil || depth > 4 || len(ents) < 2 {
 			return
@@ -195,5 +196,5 @@ func fuzzExercise(fs *FS) {
 			fs.Rmdir(ino, e.Name)
 		}
 	}
-	walk(RootIno, 0)
+	walk(vlfs.RootIno, 0)
 }
