@@ -28,8 +28,8 @@ type BatchConfig struct {
 	Model        *disk.Model // default carson-setia, the paper's hypothetical disk
 	BlockSize    int         // bytes; default 8192, the paper's block
 	Experiments  []string    // model, live; default both
-	Arrivals     []string    // model experiment: poisson, hyperexp, zero-seek; default all
-	Loads        []BatchLoad // default A-D
+	Arrivals     []string    // model experiment: arrival variants (batch_arrivals.go); default DefaultArrivals
+	Loads        []BatchLoad // default A-D (variants with loads of their own keep theirs)
 	MaxBatch     int         // model experiment: batch sizes 1..MaxBatch; default 32
 	PeriodMs     float64     // update interval T: writes reach the disk queue every T; default 30 s
 	Warm         int         // intervals run before measuring; default 1
@@ -79,7 +79,7 @@ func (c *BatchConfig) defaults() error {
 		c.Experiments = []string{ExperimentModel, ExperimentLive}
 	}
 	if c.Arrivals == nil {
-		c.Arrivals = []string{ArrivalsPoisson, ArrivalsHyperexp, ArrivalsZeroSeek}
+		c.Arrivals = DefaultArrivals()
 	}
 	if c.Loads == nil {
 		c.Loads = BatchLoads()
@@ -127,8 +127,8 @@ func (c *BatchConfig) check() error {
 		}
 	}
 	for _, a := range c.Arrivals {
-		if a != ArrivalsPoisson && a != ArrivalsHyperexp && a != ArrivalsZeroSeek {
-			return fmt.Errorf("unknown arrivals %q (want poisson, hyperexp or zero-seek)", a)
+		if _, err := arrivalVariantNamed(a); err != nil {
+			return err
 		}
 	}
 	for _, m := range c.Modes {
@@ -179,7 +179,10 @@ func (c *BatchConfig) points() int {
 	n := 0
 	for _, e := range c.Experiments {
 		if e == ExperimentModel {
-			n += len(c.Arrivals) * len(c.Loads) * c.MaxBatch
+			for _, a := range c.Arrivals {
+				v, _ := arrivalVariantNamed(a) // checked by defaults
+				n += len(v.loadsFor(c.Loads)) * c.MaxBatch
+			}
 		} else {
 			n += len(c.Loads) * len(c.Modes)
 		}
@@ -204,7 +207,8 @@ func newBatchReport(cfg *BatchConfig) *Report {
 			"read_mean_ms", "model_ms", "read_p99_ms", "write_mb_s", "write_mean_ms", "util", "reads"},
 		Notes: []string{
 			"loads: rho_r = lambda_r (D + k), rho_w = lambda_w (D + k), D + k the mean one-block service time; writes wait in a cache and reach the disk queue every period_ms",
-			"model: seek of a random pair of distinct cylinders, rotation uniform over a revolution, k ms per block, independent; model_ms is formula (4), left out where its utilization util >= 1 (no steady state) and for hyperexp and zero-seek, which it does not cover",
+			"model: seek of a random pair of distinct cylinders, rotation uniform over a revolution, k ms per block, independent; model_ms is formula (4), left out where its utilization util >= 1 (no steady state) and for every variant but poisson, which it does not cover",
+			"model arrivals, as the paper's figures: poisson (Figure 2, loads A-D), hyperexp-reads (Figure 3: reads hyperexponential with C_a^2 = 5, writes Poisson, loads 3a and 3b), hyperexp-writes (Figure 4: writes hyperexponential, reads Poisson, loads A-D), zero-seek (Figure 5: a write batch that follows a write pays no seek, loads A-D), zero-seek-hyperexp-reads (Figure 6 B, loads 6a and 6b); hyperexp (both bursty) on request",
 			"model: the points of one load share their random streams (common random numbers), so the shape of a curve is less noisy than any one point",
 			"live: a volume on a memory device, data on live_fraction of it; reads of random data blocks; each period's writes as 512 KiB requests placed by the allocator; write_mb_s = bytes written / disk time spent writing; util = disk busy time / elapsed",
 		},
@@ -215,11 +219,12 @@ func newBatchReport(cfg *BatchConfig) *Report {
 // simulated minimum lies.
 func modelRows(cfg *BatchConfig, d *batchDisk, rep *Report) {
 	for _, arr := range cfg.Arrivals {
-		for li, l := range cfg.Loads {
+		v, _ := arrivalVariantNamed(arr) // checked by defaults
+		for li, l := range v.loadsFor(cfg.Loads) {
 			bm := newBatchModel(d, l, cfg.PeriodMs)
 			best, bestC := math.Inf(1), 0
 			for c := 1; c <= cfg.MaxBatch; c++ {
-				run := batchRun{m: bm, c: c, hyper: arr == ArrivalsHyperexp, zeroSeek: arr == ArrivalsZeroSeek,
+				run := batchRun{m: bm, c: c, v: v,
 					warm: cfg.Warm, pulses: cfg.ModelPulses, seed: cfg.Seed*1000 + int64(li)}
 				mean, n := run.simulate()
 				ms, util := bm.responseMs(c)
@@ -239,7 +244,7 @@ func modelRows(cfg *BatchConfig, d *batchDisk, rep *Report) {
 				rep.Rows = append(rep.Rows, row)
 				cfg.progress.Step("model " + arr + " load " + l.Name)
 			}
-			rep.Notes = append(rep.Notes, fmt.Sprintf("model %s load %s: simulated minimum %.2f ms at batch %d (c* = %.2f)", arr, l.Name, best, bestC, cfg.cstar.CStar))
+			rep.Notes = append(rep.Notes, optimumNote(v, l, best, bestC, bm.formulaBest(cfg.MaxBatch), cfg.cstar.CStar))
 		}
 	}
 }

@@ -22,14 +22,8 @@ func BatchLoads() []BatchLoad {
 	return []BatchLoad{{"A", 0.6, 0.6}, {"B", 0.6, 0.2}, {"C", 0.2, 0.6}, {"D", 0.2, 0.2}}
 }
 
-// Arrival processes of the model experiment.
-const (
-	ArrivalsPoisson  = "poisson"   // section 3: the analytic model's assumptions
-	ArrivalsHyperexp = "hyperexp"  // Figure 3: reads and writes hyperexponential, C_a^2 = 5
-	ArrivalsZeroSeek = "zero-seek" // Figure 5: Poisson, no seek for a write batch that follows a write
-)
-
-// hyperCa2 is the squared coefficient of variation of Figure 3's arrivals.
+// hyperCa2 is the squared coefficient of variation of bursty arrivals
+// (Figures 3, 4 and 6).
 const hyperCa2 = 5.0
 
 // batchDisk is the paper's disk as the model sees it: independent seek
@@ -114,6 +108,18 @@ func (b batchModel) responseMs(c int) (ms, util float64) {
 	return ms, rhoR + rhoW + rhoP
 }
 
+// formulaBest is the batch size in 1..maxBatch with the least formula (4)
+// response among those with a steady state (util < 1), or 0 if none has.
+func (b batchModel) formulaBest(maxBatch int) int {
+	best, bestC := math.Inf(1), 0
+	for c := 1; c <= maxBatch; c++ {
+		if ms, util := b.responseMs(c); util < 1 && ms < best {
+			best, bestC = ms, c
+		}
+	}
+	return bestC
+}
+
 // arrivals draws interarrival times (ms): exponential, or a balanced-means
 // two-phase hyperexponential with squared coefficient of variation ca2.
 type arrivals struct {
@@ -145,13 +151,12 @@ func (a *arrivals) next() float64 {
 
 // batchRun is one event-driven simulation of the model at one batch size.
 type batchRun struct {
-	m        batchModel
-	c        int
-	hyper    bool
-	zeroSeek bool
-	warm     int // update intervals before reads are counted
-	pulses   int // update intervals whose reads are counted
-	seed     int64
+	m      batchModel
+	c      int
+	v      arrivalVariant
+	warm   int // update intervals before reads are counted
+	pulses int // update intervals whose reads are counted
+	seed   int64
 }
 
 // sizeRun is n queued write batches of one size.
@@ -172,8 +177,7 @@ func (r batchRun) simulate() (float64, int) {
 	for i := range streams {
 		streams[i] = rand.New(rand.NewSource(r.seed*7919 + int64(i)))
 	}
-	readArr := newArrivals(streams[0], r.m.lamR, r.hyper)
-	writeArr := newArrivals(streams[1], r.m.lamW, r.hyper)
+	readArr, writeArr := r.arrivals(streams[0], streams[1])
 	readSvc, writeSvc := streams[2], streams[3]
 	T := r.m.periodMs
 	from, end := float64(r.warm)*T, float64(r.warm+r.pulses)*T
@@ -208,7 +212,7 @@ func (r batchRun) simulate() (float64, int) {
 			afterWrite = false
 		case len(writes) > 0:
 			w := &writes[0]
-			t += r.m.d.serviceMs(writeSvc, w.size, !(r.zeroSeek && afterWrite))
+			t += r.m.d.serviceMs(writeSvc, w.size, !(r.v.zeroSeek && afterWrite))
 			if w.n--; w.n == 0 {
 				writes = writes[1:]
 			}
@@ -221,6 +225,13 @@ func (r batchRun) simulate() (float64, int) {
 		return math.NaN(), 0
 	}
 	return sum / float64(count), count
+}
+
+// arrivals are the run's read and write arrival processes, each bursty
+// only if the variant says so (Figure 3 makes only the reads bursty,
+// Figure 4 only the writes).
+func (r batchRun) arrivals(readRng, writeRng *rand.Rand) (read, write *arrivals) {
+	return newArrivals(readRng, r.m.lamR, r.v.hyperReads), newArrivals(writeRng, r.m.lamW, r.v.hyperWrites)
 }
 
 // appendBatches queues n blocks as batches of c and one partial batch.

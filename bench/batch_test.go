@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,8 +179,9 @@ func TestBatchReportModelRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rows) != 3*4*3 {
-		t.Fatalf("%d rows", len(rep.Rows))
+	// Figures 2, 4 and 5 at loads A-D, Figures 3 and 6 at two loads each.
+	if want := 3 * (4 + 2 + 4 + 4 + 2); len(rep.Rows) != want {
+		t.Fatalf("%d rows, want %d", len(rep.Rows), want)
 	}
 	for _, r := range rep.Rows {
 		_, hasModel := r["model_ms"]
@@ -225,6 +227,47 @@ func TestBatchConfigErrors(t *testing.T) {
 		_, err := Batch(c.cfg)
 		if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%+v: %v, want ErrBadConfig naming %q", c.cfg, err, c.name)
+		}
+	}
+}
+
+// TestArrivalVariantsAsThePaper: each figure's variant makes bursty only
+// what the paper's caption says, at the caption's loads. (The bench once
+// made reads and writes bursty for Figure 3, which is not what the paper
+// plots.)
+func TestArrivalVariantsAsThePaper(t *testing.T) {
+	ad := BatchLoads()
+	cases := []struct {
+		name                    string
+		hyperReads, hyperWrites bool
+		zeroSeek                bool
+		loads                   []BatchLoad
+	}{
+		{ArrivalsPoisson, false, false, false, ad},
+		{ArrivalsHyperReads, true, false, false, []BatchLoad{{"3a", 0.2, 0.2}, {"3b", 0.4, 0.2}}},
+		{ArrivalsHyperWrites, false, true, false, ad},
+		{ArrivalsZeroSeek, false, false, true, ad},
+		{ArrivalsZeroSeekHyperReads, true, false, true, []BatchLoad{{"6a", 0.6, 0.2}, {"6b", 0.2, 0.6}}},
+	}
+	if got := DefaultArrivals(); len(got) != len(cases) {
+		t.Fatalf("default arrivals %v, want the %d figures", got, len(cases))
+	}
+	d := carsonSetiaDisk(t)
+	for i, c := range cases {
+		v, err := arrivalVariantNamed(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if DefaultArrivals()[i] != c.name {
+			t.Errorf("default arrivals %v: %q not in figure order", DefaultArrivals(), c.name)
+		}
+		if v.zeroSeek != c.zeroSeek || !slices.Equal(v.loadsFor(BatchLoads()), c.loads) {
+			t.Errorf("%s: zero-seek %v, loads %v; want %v, %v", c.name, v.zeroSeek, v.loadsFor(BatchLoads()), c.zeroSeek, c.loads)
+		}
+		run := batchRun{m: newBatchModel(d, c.loads[0], 30000), c: 1, v: v}
+		read, write := run.arrivals(rand.New(rand.NewSource(1)), rand.New(rand.NewSource(2)))
+		if read.hyperexp != c.hyperReads || write.hyperexp != c.hyperWrites {
+			t.Errorf("%s: bursty reads %v, writes %v; want %v, %v", c.name, read.hyperexp, write.hyperexp, c.hyperReads, c.hyperWrites)
 		}
 	}
 }
