@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/profile"
@@ -133,7 +134,7 @@ func (a *mountArgs) applyOptions() error {
 	if err != nil {
 		return err
 	}
-	a.fuse = fusefs.Options{FSName: abs, Image: abs}
+	a.fuse = fusefs.Options{Options: fuseserve.Options{FSName: abs, Image: abs}}
 	rest, err := fusefs.ParseOptions(strings.Join(a.opts, ","), &a.fuse)
 	if err != nil {
 		return err
