@@ -12,10 +12,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
-	"github.com/vlfs/vlfs/vld/diskfs"
 )
 
 // diskServeArgs is a parsed `vlfs disk serve` command line.

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/vlfs/vlfs/vld/diskfs"
+	"github.com/vlfs/vlfs/diskfs"
 )
 
 // diskUmountWait bounds how long `vlfs disk umount` waits for the server to
