@@ -7,7 +7,8 @@
 //   - answering (Core.Answer): the server's handler runs under recover, a
 //     panic is logged and answered EIO, and an error becomes an errno
 //     through the server's table (ErrnoTable), faults of the server being
-//     logged;
+//     logged; the requests that a node with nothing behind it answers
+//     alike in both servers (AnswerStateless);
 //   - the options both servers take and the mount options they make of
 //     them (Options);
 //   - unmounting with fusermount3 and aborting a connection (Unmounter);

@@ -113,3 +113,18 @@ func TestUnmountNotMounted(t *testing.T) {
 		t.Errorf("Unmount of a plain directory: %v", err)
 	}
 }
+
+// TestAnswerStateless: GETXATTR finds no attribute (answered by Answer, as
+// a handler's error would be), and what is not its own is left to the
+// server. (The others answer at once, which needs a connection: the
+// servers' mount tests cover them.)
+func TestAnswerStateless(t *testing.T) {
+	if answered, err := AnswerStateless(&fuse.GetxattrRequest{}); !answered || err != syscall.ENODATA {
+		t.Errorf("getxattr: %v %v, want true ENODATA", answered, err)
+	}
+	for _, req := range []fuse.Request{&fuse.StatfsRequest{}, &fuse.FsyncRequest{}, &fuse.CreateRequest{}} {
+		if answered, err := AnswerStateless(req); answered || err != nil {
+			t.Errorf("%T: %v %v, want false nil", req, answered, err)
+		}
+	}
+}

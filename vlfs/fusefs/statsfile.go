@@ -71,21 +71,12 @@ func (s *Server) statsRequest(req fuse.Request) error {
 }
 
 func (s *Server) statsOther(req fuse.Request) error {
+	if answered, err := fuseserve.AnswerStateless(req); answered {
+		return err
+	}
 	switch r := req.(type) {
-	case *fuse.ForgetRequest:
-		r.Respond()
-	case *fuse.FlushRequest:
-		r.Respond()
 	case *fuse.FsyncRequest:
 		r.Respond()
-	case *fuse.AccessRequest:
-		r.Respond()
-	case *fuse.InterruptRequest:
-		r.Respond()
-	case *fuse.ListxattrRequest:
-		r.Respond(&fuse.ListxattrResponse{})
-	case *fuse.GetxattrRequest:
-		return syscall.ENODATA
 	case *fuse.CopyFileRangeRequest:
 		return syscall.EOPNOTSUPP // the kernel copies by reading, per call
 	case *fuse.UnrecognizedRequest:
