@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -204,7 +205,7 @@ func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64)
 		dev.Close()
 		return nil, err
 	}
-	srv, err := fusefs.Mount(mnt, fs, fusefs.Options{FSName: "vlfs-headmodels-sqlite", Logf: cfg.Logf})
+	srv, err := fusefs.Mount(mnt, fs, fusefs.Options{Options: fuseserve.Options{FSName: "vlfs-headmodels-sqlite", Logf: cfg.Logf}})
 	if err != nil {
 		fs.Close()
 		return nil, err

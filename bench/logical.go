@@ -162,7 +162,7 @@ func newLogicalReport(cfg LogicalConfig, env logicalEnv) *Report {
 		},
 		Columns: logicalColumns,
 		Notes: []string{
-			"each write: 4 KiB at a random 4 KiB-aligned offset of one file, then " + cfg.Sync + " (fio fsync=1 or the Go driver), inside " + env.upper + " on MOUNTPOINT/disk served by vld/diskfs",
+			"each write: 4 KiB at a random 4 KiB-aligned offset of one file, then " + cfg.Sync + " (fio fsync=1 or the Go driver), inside " + env.upper + " on MOUNTPOINT/disk served by diskfs",
 			"sim_* figures are simulated time from the server's stats (deltas over the measured writes) divided by the writes; wall_* figures are wall-clock time per write (write + sync) seen by the writer: the mean, and the median, which the stalls of a busy machine do not move",
 			"head_model: what the VLD says it placed writes by (vld.Volume.HeadModel): simulated (the oracle) or profile (--head profile:FILE); in place does not consult it",
 			"utilization = file size / exported disk size; vld_mapped_fraction = logical blocks holding data / all (ext4 metadata and journal included)",

@@ -3,9 +3,9 @@ package bench
 import (
 	"sync"
 
+	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
-	"github.com/vlfs/vlfs/vld/diskfs"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 

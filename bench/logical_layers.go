@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/vlfs/vlfs/vld/diskfs"
+	"github.com/vlfs/vlfs/diskfs"
 )
 
 // layerResult holds the wall-clock baselines, ms per write.

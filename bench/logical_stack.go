@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
-	"github.com/vlfs/vlfs/vld/diskfs"
 )
 
 // measureHooks run just before and just after the measured writes.

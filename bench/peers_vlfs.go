@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs"
@@ -61,7 +62,7 @@ func (t *vlfsTarget) mount(opts vlfs.Options) error {
 	if t.fs, err = t.open(opts); err != nil {
 		return err
 	}
-	t.srv, err = fusefs.Mount(t.mnt, t.fs, fusefs.Options{FSName: t.img, Image: t.img, Logf: opts.Logf})
+	t.srv, err = fusefs.Mount(t.mnt, t.fs, fusefs.Options{Options: fuseserve.Options{FSName: t.img, Image: t.img, Logf: opts.Logf}})
 	if err != nil {
 		t.fs.Close()
 		return err

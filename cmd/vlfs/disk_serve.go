@@ -7,15 +7,13 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
+	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
-	"github.com/vlfs/vlfs/vld/diskfs"
 )
 
 // diskServeArgs is a parsed `vlfs disk serve` command line.
@@ -92,7 +90,7 @@ func (a *diskServeArgs) serve(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkDiskMountPoint(dir); err != nil {
+	if err := checkMountPoint(dir, "vlfs disk umount", "choose another directory"); err != nil {
 		return fail(err)
 	}
 	d, err := a.open()
@@ -108,11 +106,10 @@ func (a *diskServeArgs) serve(stdout, stderr io.Writer) int {
 	srv, err := diskfs.Mount(dir, ld, o)
 	if err != nil {
 		d.Close()
-		return fail(fmt.Errorf("FUSE mount on %s failed: %w (needs /dev/fuse and fusermount3)", dir, err))
+		return fail(fuseMountFailed(dir, err))
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	sigs, stopSigs := stopSignals()
+	defer stopSigs()
 	a.servingMessage(stdout, srv, d)
 	return serveDiskUntilUnmounted(srv, ld, sigs, stderr)
 }
@@ -183,27 +180,6 @@ func explainDiskOpenError(img string, err error) error {
 	return fmt.Errorf("opening %s: %w", img, err)
 }
 
-// checkDiskMountPoint refuses a mount point that cannot take the mount.
-func checkDiskMountPoint(dir string) error {
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, syscall.ENOTCONN):
-		return fmt.Errorf("%s is a dead FUSE mount (its server exited); clear it with: vlfs disk umount %s", dir, dir)
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("mount point %s does not exist; create it with: mkdir -p %s", dir, dir)
-	case err != nil:
-		return fmt.Errorf("mount point: %w", err)
-	case !st.IsDir():
-		return fmt.Errorf("mount point %s is not a directory", dir)
-	}
-	if fstype, mounted, err := diskfs.MountType(dir); err != nil {
-		return err
-	} else if mounted {
-		return fmt.Errorf("%s is already a mount point (%s); choose another directory", dir, fstype)
-	}
-	return nil
-}
-
 func (a *diskServeArgs) servingMessage(w io.Writer, srv *diskfs.Server, d *vld.LogicalDisk) {
 	disk, dir := srv.DiskPath(), srv.Dir()
 	fmt.Fprintf(w, "vlfs: serving %s on %s (pid %d): %s, placement %s, %s disk, clock %s\n", a.img, dir, os.Getpid(),
@@ -221,25 +197,19 @@ func (a *diskServeArgs) servingMessage(w io.Writer, srv *diskfs.Server, d *vld.L
 // cleanly. A signal unmounts, unless something still uses the disk file:
 // then it says what and keeps serving.
 func serveDiskUntilUnmounted(srv *diskfs.Server, ld *diskfs.Logical, sigs <-chan os.Signal, w io.Writer) int {
-	served := make(chan struct{})
-	go func() {
-		srv.Wait()
-		close(served)
-	}()
-	for {
-		select {
-		case <-served:
-			if err := ld.Close(); err != nil {
-				fmt.Fprintf(w, "vlfs: %s unmounted, but closing the disk failed: %v (the next serve recovers it)\n", srv.Dir(), err)
-				return exitFailure
-			}
-			fmt.Fprintf(w, "vlfs: %s unmounted; the image is closed cleanly\n", srv.Dir())
-			return exitOK
-		case sig := <-sigs:
-			fmt.Fprintf(w, "vlfs: %v: unmounting %s\n", sig, srv.Dir())
-			if err := srv.Unmount(); err != nil {
-				fmt.Fprintf(w, "vlfs: %v\nvlfs: still serving; release it, then signal again (kill -9 would stop without closing the image)\n", err)
-			}
+	onSignal := func(sig os.Signal, _ int) bool {
+		fmt.Fprintf(w, "vlfs: %v: unmounting %s\n", sig, srv.Dir())
+		if err := srv.Unmount(); err != nil {
+			fmt.Fprintf(w, "vlfs: %v\nvlfs: still serving; release it, then signal again (kill -9 would stop without closing the image)\n", err)
 		}
+		return true
 	}
+	return serveUntilEnded(srv.Wait, sigs, onSignal, func() int {
+		if err := ld.Close(); err != nil {
+			fmt.Fprintf(w, "vlfs: %s unmounted, but closing the disk failed: %v (the next serve recovers it)\n", srv.Dir(), err)
+			return exitFailure
+		}
+		fmt.Fprintf(w, "vlfs: %s unmounted; the image is closed cleanly\n", srv.Dir())
+		return exitOK
+	})
 }

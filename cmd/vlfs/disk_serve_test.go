@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
-	"github.com/vlfs/vlfs/vld/diskfs"
 )
 
 // diskHelperEnv makes the test binary run one vlfs command line (JSON

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/vlfs/vlfs/vld/diskfs"
+	"github.com/vlfs/vlfs/diskfs"
 )
 
 // diskUmountWait bounds how long `vlfs disk umount` waits for the server to
@@ -24,43 +24,22 @@ func runDiskUmount(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: vlfs disk umount [--no-wait] MOUNTPOINT")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil || fl.NArg() != 1 {
-		if err == nil {
-			fl.Usage()
-		}
-		return exitUsage
-	}
-	dir, err := filepath.Abs(fl.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "vlfs disk umount: %v\n", err)
-		return exitFailure
-	}
-	if err := diskUmount(dir, !*noWait, stdout); err != nil {
-		fmt.Fprintf(stderr, "vlfs disk umount: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
+	return runUnmount(fl, args, stderr, func(dir string) error { return diskUmount(dir, !*noWait, stdout) })
 }
 
 func diskUmount(dir string, wait bool, w io.Writer) error {
-	fstype, mounted, err := diskfs.MountType(dir)
-	if err != nil {
+	isDisk := func(fstype string) bool { return fstype == "fuse."+diskfs.Subtype }
+	if err := checkMounted(dir, isDisk, "a vlfs disk"); err != nil {
 		return err
-	}
-	if !mounted {
-		return fmt.Errorf("%s is not mounted", dir)
-	}
-	if fstype != "fuse."+diskfs.Subtype {
-		return fmt.Errorf("%s is a %s mount, not a vlfs disk; use umount(8)", dir, fstype)
 	}
 	pid := diskServerPID(dir) // 0 if the server is dead
 	if err := diskfs.Unmount(dir); err != nil {
 		return err
 	}
-	if wait && pid > 0 && pid != os.Getpid() {
-		if err := waitDiskServer(pid); err != nil {
-			return err
-		}
+	// The server has closed the image once it has exited, so that the
+	// image can be served again at once.
+	if wait && serverElsewhere(pid) && !waitForExit(pid, diskUmountWait, nil) {
+		return fmt.Errorf("the server (pid %d) is still running %v after the unmount", pid, diskUmountWait)
 	}
 	fmt.Fprintf(w, "vlfs: unmounted %s\n", dir)
 	return nil
@@ -77,31 +56,4 @@ func diskServerPID(dir string) int {
 		return 0
 	}
 	return r.PID
-}
-
-// waitDiskServer waits until the server has closed the image and exited,
-// so that the image can be served again at once.
-func waitDiskServer(pid int) error {
-	deadline := time.Now().Add(diskUmountWait)
-	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || zombie(b) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the server (pid %d) is still running %v after the unmount", pid, diskUmountWait)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// zombie reports whether a /proc/PID/stat line is of a finished process
-// (the state follows the parenthesised command name).
-func zombie(stat []byte) bool {
-	for i := len(stat) - 1; i >= 0; i-- {
-		if stat[i] == ')' {
-			return i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
-		}
-	}
-	return false
 }

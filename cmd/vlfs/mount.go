@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/profile"
@@ -133,7 +133,7 @@ func (a *mountArgs) applyOptions() error {
 	if err != nil {
 		return err
 	}
-	a.fuse = fusefs.Options{FSName: abs, Image: abs}
+	a.fuse = fusefs.Options{Options: fuseserve.Options{FSName: abs, Image: abs}}
 	rest, err := fusefs.ParseOptions(strings.Join(a.opts, ","), &a.fuse)
 	if err != nil {
 		return err
@@ -230,30 +230,6 @@ func parseHead(s string) (*profile.Profile, error) {
 		return nil, fmt.Errorf("--head: %w", err)
 	}
 	return p, nil
-}
-
-// checkMountPoint refuses a mount point that cannot take the mount, naming
-// the fix.
-func checkMountPoint(dir string) error {
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, syscall.ENOTCONN):
-		return fmt.Errorf("%s is a dead FUSE mount (its server exited); clear it with: vlfs umount %s", dir, dir)
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("mount point %s does not exist; create it with: mkdir -p %s", dir, dir)
-	case err != nil:
-		return fmt.Errorf("mount point: %w", err)
-	case !st.IsDir():
-		return fmt.Errorf("mount point %s is not a directory", dir)
-	}
-	fstype, mounted, err := fusefs.MountType(dir)
-	if err != nil {
-		return err
-	}
-	if mounted {
-		return fmt.Errorf("%s is already a mount point (%s); unmount it first (vlfs umount %s) or choose another directory", dir, fstype, dir)
-	}
-	return nil
 }
 
 // openImage opens and mounts the file system in the image, explaining the

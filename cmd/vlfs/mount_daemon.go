@@ -7,7 +7,6 @@ import (
 	"log"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,7 +48,8 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	a.dir = dir
-	if err := checkMountPoint(dir); err != nil {
+	ifMounted := fmt.Sprintf("unmount it first (vlfs umount %s) or choose another directory", dir)
+	if err := checkMountPoint(dir, "vlfs umount", ifMounted); err != nil {
 		return fail(err)
 	}
 	fsys, err := openImage(a, logger.Printf)
@@ -75,22 +75,24 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	srv, err := fusefs.Mount(dir, fsys, fo)
 	if err != nil {
 		fsys.Close()
-		return fail(fmt.Errorf("FUSE mount on %s failed: %w (needs /dev/fuse and fusermount3)", dir, err))
+		return fail(fuseMountFailed(dir, err))
 	}
 	if stop, err := startCPUProfile(a.cpuProfile); err != nil {
 		logger.Printf("cpu profile: %v", err)
 	} else {
 		defer stop()
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	sigs, stopSigs := stopSignals()
+	defer stopSigs()
 	if ready != nil {
 		ready.ok()
 	} else {
 		mountedMessage(stdout, a, os.Getpid(), true)
 	}
-	return serveUntilUnmounted(srv, fsys, sigs, a.image, logw)
+	// The first signal unmounts, the next aborts; then the image closes.
+	return serveUntilEnded(srv.Wait, sigs,
+		func(sig os.Signal, n int) bool { return onSignal(srv, sig, n, logw) },
+		func() int { return closeFS(fsys, srv.Dir(), a.image, logw) })
 }
 
 // logWriter is where the daemon logs: --log FILE, else stderr.
@@ -104,28 +106,6 @@ func (a *mountArgs) logWriter(stderr io.Writer) (io.Writer, func()) {
 		return stderr, func() {}
 	}
 	return f, func() { f.Close() }
-}
-
-// serveUntilUnmounted waits for the mount to end, unmounting on the first
-// signal and aborting on the second, then closes the file system.
-func serveUntilUnmounted(srv *fusefs.Server, fsys *vlfs.FS, sigs <-chan os.Signal, img string, w io.Writer) int {
-	served := make(chan struct{})
-	go func() {
-		srv.Wait()
-		close(served)
-	}()
-	signals := 0
-	for {
-		select {
-		case <-served:
-			return closeFS(fsys, srv.Dir(), img, w)
-		case sig := <-sigs:
-			signals++
-			if !onSignal(srv, sig, signals, w) {
-				return exitFailure
-			}
-		}
-	}
 }
 
 // onSignal unmounts (lazily if busy) on the first signal and aborts the

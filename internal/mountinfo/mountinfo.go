@@ -1,5 +1,5 @@
 // Package mountinfo reads the kernel's mount table (/proc/self/mountinfo).
-// Both FUSE servers of the project (vlfs/fusefs and vld/diskfs) use it to
+// Both FUSE servers of the project (vlfs/fusefs and diskfs) use it to
 // tell whether a directory is mounted, by what, and which FUSE connection
 // serves it. It holds no state.
 package mountinfo

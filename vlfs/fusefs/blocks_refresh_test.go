@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -99,7 +100,7 @@ func TestRefreshWindow(t *testing.T) {
 // a panic in it (here a server without a file system) is logged, not fatal.
 func TestRefreshPendingRecovers(t *testing.T) {
 	var logged []string
-	s := &Server{opt: Options{Logf: func(f string, v ...any) { logged = append(logged, f) }}}
+	s := &Server{opt: Options{Options: fuseserve.Options{Logf: func(f string, v ...any) { logged = append(logged, f) }}}}
 	s.refresh.init(s.refreshPending)
 	s.refresh.after = func(time.Duration, func()) stopper { return &fakeTimer{} }
 	s.stamps.init()

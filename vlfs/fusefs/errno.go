@@ -4,6 +4,7 @@ import (
 	"errors"
 	"syscall"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs"
 )
@@ -11,10 +12,7 @@ import (
 // errnoOf is the one table turning vlfs sentinels into errnos. Order
 // matters only if an error wraps two sentinels; the more specific comes
 // first.
-var errnoOf = []struct {
-	err   error
-	errno syscall.Errno
-}{
+var errnoOf = fuseserve.ErrnoTable{
 	{vlfs.ErrNotExist, syscall.ENOENT},
 	{vlfs.ErrExist, syscall.EEXIST},
 	{vlfs.ErrNotDir, syscall.ENOTDIR},
@@ -37,20 +35,15 @@ var errnoOf = []struct {
 	{vld.ErrReadOnly, syscall.EROFS},
 }
 
-// toErrno maps err to an errno. known is false for errors outside the table
-// (they become EIO and deserve a log line); corruption is known but also
-// worth logging, see shouldLog.
-func toErrno(err error) (errno syscall.Errno, known bool) {
-	var e syscall.Errno
-	if errors.As(err, &e) {
-		return e, true // raised by this package itself
+// errno is the server's fuseserve.Core.Errno: a syscall.Errno is answered
+// as it is, a vlfs error through errnoOf; the faults logged (shouldLog)
+// name the repair of a damaged image.
+func (s *Server) errno(err error) (errno syscall.Errno, fault bool, note string) {
+	errno, known := errnoOf.Errno(err)
+	if !shouldLog(err, known) {
+		return errno, false, ""
 	}
-	for _, m := range errnoOf {
-		if errors.Is(err, m.err) {
-			return m.errno, true
-		}
-	}
-	return syscall.EIO, false
+	return errno, true, repairHint(err, s.opt.Image)
 }
 
 // shouldLog reports whether an error answered to the kernel is a fault of

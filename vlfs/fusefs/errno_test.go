@@ -9,7 +9,7 @@ import (
 	"github.com/vlfs/vlfs/vlfs"
 )
 
-func TestToErrno(t *testing.T) {
+func TestErrnoOf(t *testing.T) {
 	tests := []struct {
 		err     error
 		want    syscall.Errno
@@ -36,7 +36,7 @@ func TestToErrno(t *testing.T) {
 		{errors.New("something else"), syscall.EIO, false, true},
 	}
 	for _, tc := range tests {
-		got, known := toErrno(tc.err)
+		got, known := errnoOf.Errno(tc.err)
 		if got != tc.want || known != tc.known || shouldLog(tc.err, known) != tc.logThis {
 			t.Errorf("%v: errno %v known %v log %v, want %v %v %v", tc.err, got, known,
 				shouldLog(tc.err, known), tc.want, tc.known, tc.logThis)

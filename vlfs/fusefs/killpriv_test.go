@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/internal/fstest"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
@@ -25,7 +26,7 @@ func TestKillSUIDGID(t *testing.T) {
 	}
 	for _, wt := range []bool{false, true} {
 		t.Run(fmt.Sprintf("writethrough=%v", wt), func(t *testing.T) {
-			m := fstest.MountFS(t, fstest.Options{Fuse: fusefs.Options{NoWritebackCache: wt, AllowOther: true}})
+			m := fstest.MountFS(t, fstest.Options{Fuse: fusefs.Options{NoWritebackCache: wt, Options: fuseserve.Options{AllowOther: true}}})
 			// Let nobody reach the mount: t.TempDir's directories are 0700.
 			for d := m.Dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
 				if err := os.Chmod(d, 0o777); err != nil {

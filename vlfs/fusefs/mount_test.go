@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/internal/fstest"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
@@ -132,11 +133,11 @@ func TestPanicBecomesEIO(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var logs []string
-	srv, err := fusefs.Mount(dir, (*vlfs.FS)(nil), fusefs.Options{Logf: func(f string, a ...any) {
+	srv, err := fusefs.Mount(dir, (*vlfs.FS)(nil), fusefs.Options{Options: fuseserve.Options{Logf: func(f string, a ...any) {
 		mu.Lock()
 		defer mu.Unlock()
 		logs = append(logs, fmt.Sprintf(f, a...))
-	}})
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func must(t *testing.T, err error) {
 // TestConcurrentFsync runs many writers that fsync at once: the pool must
 // keep serving (readers block in fsync) and every fsync must succeed.
 func TestConcurrentFsync(t *testing.T) {
-	m := fstest.MountFS(t, fstest.Options{Fuse: fusefs.Options{Readers: 2, MaxReaders: 6}})
+	m := fstest.MountFS(t, fstest.Options{Fuse: fusefs.Options{Options: fuseserve.Options{Readers: 2}, MaxReaders: 6}})
 	const writers, rounds = 12, 20
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)

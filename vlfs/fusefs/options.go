@@ -1,15 +1,16 @@
 package fusefs
 
 import (
-	"log"
 	"time"
 
 	"bazil.org/fuse"
+
+	"github.com/vlfs/vlfs/fuseserve"
 )
 
 // Defaults of Options.
 const (
-	DefaultReaders    = 4
+	DefaultReaders    = fuseserve.DefaultReaders
 	DefaultMaxReaders = 32
 	// DefaultConcurrencyWindow: see Options.ConcurrencyWindow.
 	DefaultConcurrencyWindow = 10 * time.Millisecond
@@ -35,11 +36,13 @@ const (
 
 // Options tune a mount. The zero value is the default.
 type Options struct {
-	// Readers is the number of goroutines kept waiting on the kernel for
-	// requests while requests overlap (default 4); one waits while a single
-	// client thread makes them all (see pool). MaxReaders caps the readers
-	// started while all are busy (default 32).
-	Readers, MaxReaders int
+	// Readers (default 4) are kept waiting on the kernel for requests
+	// while requests overlap; one waits while a single client thread makes
+	// them all (see pool). FSName defaults to "vlfs". Image also names the
+	// image in the repair hint of a damaged image's log lines.
+	fuseserve.Options
+	// MaxReaders caps the readers started while all are busy (default 32).
+	MaxReaders int
 	// ConcurrencyWindow is how long after a request from a second client
 	// thread the readers stay in their concurrent regime (default 10 ms;
 	// see clients). Tests lengthen it to be independent of scheduling.
@@ -54,12 +57,9 @@ type Options struct {
 	NoWritebackCache bool
 	// ReadOnly mounts read-only (the vlfs.FS must be read-only too).
 	ReadOnly bool
-	// AllowOther lets other users in (root, or user_allow_other in
-	// /etc/fuse.conf); AllowDev and AllowSUID honour device files and
-	// set-id bits; NonEmpty allows mounting over a non-empty directory.
-	AllowOther, AllowDev, AllowSUID, NonEmpty bool
-	// FSName is the source shown in /proc/mounts (default "vlfs").
-	FSName string
+	// AllowDev and AllowSUID honour device files and set-id bits;
+	// NonEmpty allows mounting over a non-empty directory.
+	AllowDev, AllowSUID, NonEmpty bool
 	// BlockDevice, if set, mounts as type fuseblk with this block device
 	// (a loop device over the image, internal/loopdev) as the source, in
 	// place of FSName. Only root may. The kernel then sends syncfs(2) and
@@ -76,20 +76,11 @@ type Options struct {
 	// StatsFile names the virtual stats file in the root directory
 	// (default ".vlfs-stats"); "-" disables it.
 	StatsFile string
-	// Image is reported in the stats file (informational).
-	Image string
-	// Debug, when set, receives one line per request and per answer.
-	Debug func(msg string)
-	// Logf receives errors that are not the caller's fault (default: the
-	// standard logger).
-	Logf func(format string, args ...any)
 }
 
 // withDefaults fills the zero fields.
 func (o Options) withDefaults() Options {
-	if o.Readers <= 0 {
-		o.Readers = DefaultReaders
-	}
+	o.Options = o.Options.WithDefaults("vlfs")
 	if o.MaxReaders < o.Readers {
 		o.MaxReaders = max(DefaultMaxReaders, o.Readers)
 	}
@@ -98,9 +89,6 @@ func (o Options) withDefaults() Options {
 	}
 	o.EntryTimeout = timeout(o.EntryTimeout, DefaultEntryTimeout)
 	o.AttrTimeout = timeout(o.AttrTimeout, DefaultAttrTimeout)
-	if o.FSName == "" {
-		o.FSName = "vlfs"
-	}
 	if o.MaxReadahead == 0 {
 		o.MaxReadahead = DefaultMaxReadahead
 	}
@@ -109,9 +97,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StatsFile == "" {
 		o.StatsFile = DefaultStatsFile
-	}
-	if o.Logf == nil {
-		o.Logf = log.Printf
 	}
 	return o
 }
@@ -132,14 +117,7 @@ func (o Options) mountOptions() []fuse.MountOption {
 	if o.BlockDevice != "" {
 		source = o.BlockDevice
 	}
-	opts := []fuse.MountOption{
-		fuse.FSName(source),
-		fuse.Subtype("vlfs"),
-		// Permission checks are the kernel's (vlfs leaves them out).
-		fuse.DefaultPermissions(),
-		fuse.MaxReadahead(o.MaxReadahead),
-		fuse.AsyncRead(),
-	}
+	opts := o.Options.MountOptions(source, "vlfs", o.MaxReadahead)
 	if !o.NoWritebackCache && !o.ReadOnly {
 		opts = append(opts, fuse.WritebackCache())
 	}
@@ -156,7 +134,6 @@ func (o Options) mountOptions() []fuse.MountOption {
 		opt fuse.MountOption
 	}{
 		{o.ReadOnly, fuse.ReadOnly()},
-		{o.AllowOther, fuse.AllowOther()},
 		{o.AllowDev, fuse.AllowDev()},
 		{o.AllowSUID, fuse.AllowSUID()},
 		{o.NonEmpty, fuse.AllowNonEmptyMount()},

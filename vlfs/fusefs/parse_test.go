@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/vlfs/vlfs/fuseserve"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -15,11 +17,11 @@ func TestParseOptions(t *testing.T) {
 		wantErr  bool
 	}{
 		{in: "", want: Options{}},
-		{in: "ro,allow_other", want: Options{ReadOnly: true, AllowOther: true}},
+		{in: "ro,allow_other", want: Options{ReadOnly: true, Options: fuseserve.Options{AllowOther: true}}},
 		{in: "rw,dev,suid,nonempty", want: Options{AllowDev: true, AllowSUID: true, NonEmpty: true}},
 		{in: "dev,nodev", want: Options{}},
-		{in: "fsname=/img/a.img,max_readahead=65536", want: Options{FSName: "/img/a.img", MaxReadahead: 65536}},
-		{in: "readers=8,max_readers=64", want: Options{Readers: 8, MaxReaders: 64}},
+		{in: "fsname=/img/a.img,max_readahead=65536", want: Options{Options: fuseserve.Options{FSName: "/img/a.img"}, MaxReadahead: 65536}},
+		{in: "readers=8,max_readers=64", want: Options{Options: fuseserve.Options{Readers: 8}, MaxReaders: 64}},
 		{in: "entry_timeout=2.5,attr_timeout=0", want: Options{EntryTimeout: 2500 * time.Millisecond, AttrTimeout: -1}},
 		{in: "no_writeback_cache", want: Options{NoWritebackCache: true}},
 		{in: "stats_file=-", want: Options{StatsFile: "-"}},
@@ -60,7 +62,7 @@ func TestOptionsDefaults(t *testing.T) {
 		o.ImageReadahead != DefaultImageReadahead {
 		t.Fatalf("defaults: %+v", o)
 	}
-	if o := (Options{Readers: 50}).withDefaults(); o.MaxReaders < 50 {
+	if o := (Options{Options: fuseserve.Options{Readers: 50}}).withDefaults(); o.MaxReaders < 50 {
 		t.Fatalf("MaxReaders %d below Readers 50", o.MaxReaders)
 	}
 }

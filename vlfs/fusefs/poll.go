@@ -1,10 +1,6 @@
 package fusefs
 
-import (
-	"path/filepath"
-
-	"github.com/vlfs/vlfs/internal/fusepoll"
-)
+import "path/filepath"
 
 // disablePoll makes the kernel stop sending FUSE_POLL on this mount: an
 // in-process FUSE_POLL can deadlock with the garbage collector (see package
@@ -13,7 +9,5 @@ func (s *Server) disablePoll() {
 	if s.opt.StatsFile == statsDisabled {
 		return
 	}
-	if err := fusepoll.Disable(filepath.Join(s.dir, s.opt.StatsFile)); err != nil {
-		s.opt.Logf("fusefs: %v", err)
-	}
+	s.core.DisablePoll(filepath.Join(s.dir, s.opt.StatsFile))
 }

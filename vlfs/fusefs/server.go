@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"bazil.org/fuse"
+
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/internal/mountinfo"
 	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vlfs"
@@ -24,6 +26,7 @@ type Server struct {
 	readaheadKB  int
 	readaheadErr error
 	opt          Options
+	core         fuseserve.Core // the reader loop and answering
 	started      time.Time
 
 	ops     counters
@@ -97,6 +100,7 @@ func newServer(c *fuse.Conn, dir string, fsys *vlfs.FS, o Options) *Server {
 		fsys.SetKernelTimes(!o.NoWritebackCache && !o.ReadOnly)
 	}
 	s := &Server{fs: fsys, conn: c, dir: dir, opt: o, started: time.Now()}
+	s.core = fuseserve.Core{Name: "fusefs", Logf: o.Logf, Debug: o.Debug, Handle: s.dispatch, Errno: s.errno}
 	s.clients.window = o.ConcurrencyWindow
 	s.handles.init()
 	s.stamps.init()

@@ -1,12 +1,13 @@
 package fusefs
 
 import (
-	"encoding/json"
 	"os"
 	"syscall"
 	"time"
 
 	"bazil.org/fuse"
+
+	"github.com/vlfs/vlfs/fuseserve"
 )
 
 // statsNode is the node id of the virtual stats file. vlfs numbers inodes
@@ -41,13 +42,7 @@ func (s *Server) statsEntry() fuse.LookupResponse {
 }
 
 // reportJSON is the stats file's content.
-func (s *Server) reportJSON() []byte {
-	b, err := json.MarshalIndent(s.Report(), "", "  ")
-	if err != nil { // a Report holds only numbers, strings and maps of them
-		return []byte("{}\n")
-	}
-	return append(b, '\n')
-}
+func (s *Server) reportJSON() []byte { return fuseserve.Snapshot(s.Report()) }
 
 // statsRequest answers every request about the stats file. It is opened
 // with direct I/O, so reads reach the server whatever the size says; each
@@ -76,21 +71,12 @@ func (s *Server) statsRequest(req fuse.Request) error {
 }
 
 func (s *Server) statsOther(req fuse.Request) error {
+	if answered, err := fuseserve.AnswerStateless(req); answered {
+		return err
+	}
 	switch r := req.(type) {
-	case *fuse.ForgetRequest:
-		r.Respond()
-	case *fuse.FlushRequest:
-		r.Respond()
 	case *fuse.FsyncRequest:
 		r.Respond()
-	case *fuse.AccessRequest:
-		r.Respond()
-	case *fuse.InterruptRequest:
-		r.Respond()
-	case *fuse.ListxattrRequest:
-		r.Respond(&fuse.ListxattrResponse{})
-	case *fuse.GetxattrRequest:
-		return syscall.ENODATA
 	case *fuse.CopyFileRangeRequest:
 		return syscall.EOPNOTSUPP // the kernel copies by reading, per call
 	case *fuse.UnrecognizedRequest:
@@ -110,15 +96,6 @@ func (s *Server) readStats(r *fuse.ReadRequest) error {
 	if h == nil {
 		return syscall.EBADF
 	}
-	data := h.data
-	if r.Offset < 0 || r.Offset >= int64(len(data)) {
-		data = nil
-	} else {
-		data = data[r.Offset:]
-	}
-	if len(data) > r.Size {
-		data = data[:r.Size]
-	}
-	r.Respond(&fuse.ReadResponse{Data: data})
+	fuseserve.ReadSnapshot(r, h.data)
 	return nil
 }

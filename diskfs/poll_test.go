@@ -13,7 +13,8 @@ import (
 // registers with epoll) sends no FUSE_POLL after the one made at mount
 // time. An in-process FUSE_POLL can deadlock with the garbage collector and
 // leave the test binary a zombie that nothing can kill (package fusepoll);
-// before the fix this hung `go test ./vld/diskfs/` until CI's limit.
+// before the fix this hung this package's tests (then vld/diskfs) until
+// CI's limit.
 func TestNoPollRequests(t *testing.T) {
 	s := serveNew(t, vld.PlaceEager)
 	// The kernel sends the mount-time FUSE_POLL on its own schedule: wait

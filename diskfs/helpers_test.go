@@ -168,7 +168,7 @@ func (s *served) crash(t testing.TB) {
 func clearDeadMount(t testing.TB, dir string) {
 	t.Helper()
 	for i := 0; i < 50; i++ {
-		if fusermount(dir) == nil {
+		if unmounter().Unmount(dir, false) == nil {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"bazil.org/fuse"
-	"github.com/vlfs/vlfs/internal/fusepoll"
+
+	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/internal/mountinfo"
 )
 
@@ -19,6 +20,7 @@ type Server struct {
 	dir     string
 	connID  string // name under /sys/fs/fuse/connections, "" if unknown
 	opt     Options
+	core    fuseserve.Core // the reader loop and answering
 	started time.Time
 	mtime   time.Time // of the disk file: start of serving, then last write
 	mtimeMu sync.Mutex
@@ -40,8 +42,8 @@ func Mount(dir string, d Disk, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	o = o.withDefaults()
-	c, err := fuse.Mount(abs, o.mountOptions()...)
+	o = withDefaults(o)
+	c, err := fuse.Mount(abs, mountOptions(o)...)
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", abs, err)
 	}
@@ -51,9 +53,7 @@ func Mount(dir string, d Disk, o Options) (*Server, error) {
 	}
 	// An in-process FUSE_POLL can deadlock the process beyond even SIGKILL
 	// (package fusepoll): have the kernel stop sending them now.
-	if err := fusepoll.Disable(filepath.Join(abs, StatsFile)); err != nil {
-		o.Logf("diskfs: %v", err)
-	}
+	s.core.DisablePoll(filepath.Join(abs, StatsFile))
 	return s, nil
 }
 
@@ -73,9 +73,10 @@ func realDir(dir string) (string, error) {
 // Serve starts answering requests on a connection already mounted on dir
 // and returns at once.
 func Serve(c *fuse.Conn, dir string, d Disk, o Options) *Server {
-	o = o.withDefaults()
+	o = withDefaults(o)
 	now := time.Now()
 	s := &Server{disk: d, conn: c, dir: dir, opt: o, started: now, mtime: now}
+	s.core = fuseserve.Core{Name: "diskfs", Logf: o.Logf, Debug: o.Debug, Handle: s.dispatch, Errno: errno}
 	s.ops.init()
 	s.handles.init()
 	for range o.Readers {
@@ -111,15 +112,7 @@ func (s *Server) Unmount() error { return Unmount(s.dir) }
 // requests in flight fail, the mount point answers ENOTCONN until it is
 // unmounted, and Wait returns. Nothing is synced: this is the unclean stop
 // a crash of the server would be.
-func (s *Server) Abort() error {
-	if s.connID == "" {
-		return fmt.Errorf("abort %s: connection id unknown: %w", s.dir, ErrNotMounted)
-	}
-	if err := mountinfo.AbortConn(s.connID); err != nil {
-		return fmt.Errorf("abort %s: %w", s.dir, err)
-	}
-	return nil
-}
+func (s *Server) Abort() error { return unmounter().Abort(s.dir, s.connID) }
 
 // Report is the content of the stats file.
 func (s *Server) Report() Report {

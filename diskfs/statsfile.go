@@ -1,21 +1,16 @@
 package diskfs
 
 import (
-	"encoding/json"
 	"sync"
 	"syscall"
 
 	"bazil.org/fuse"
+
+	"github.com/vlfs/vlfs/fuseserve"
 )
 
 // reportJSON is the stats file's content.
-func (s *Server) reportJSON() []byte {
-	b, err := json.MarshalIndent(s.Report(), "", "  ")
-	if err != nil { // a Report holds only numbers, strings and maps of them
-		return []byte("{}\n")
-	}
-	return append(b, '\n')
-}
+func (s *Server) reportJSON() []byte { return fuseserve.Snapshot(s.Report()) }
 
 // readStats serves the snapshot taken when the stats file was opened.
 func (s *Server) readStats(r *fuse.ReadRequest) error {
@@ -23,15 +18,7 @@ func (s *Server) readStats(r *fuse.ReadRequest) error {
 	if !ok {
 		return syscall.EBADF
 	}
-	if r.Offset < 0 || r.Offset >= int64(len(data)) {
-		data = nil
-	} else {
-		data = data[r.Offset:]
-	}
-	if len(data) > r.Size {
-		data = data[:r.Size]
-	}
-	r.Respond(&fuse.ReadResponse{Data: data})
+	fuseserve.ReadSnapshot(r, data)
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"bazil.org/fuse"
+
+	"github.com/vlfs/vlfs/fuseserve"
 )
 
 // The three nodes: the root directory and its two files.
@@ -48,23 +50,14 @@ func (s *Server) dispatch(req fuse.Request) error {
 // dispatchRest answers the requests that need no state, and refuses every
 // change to the namespace: the directory always holds exactly two files.
 func (s *Server) dispatchRest(req fuse.Request) error {
+	if answered, err := fuseserve.AnswerStateless(req); answered {
+		return err
+	}
 	switch r := req.(type) {
-	case *fuse.FlushRequest:
-		r.Respond() // close(2) is no durability point; fsync is
-	case *fuse.AccessRequest:
-		r.Respond() // default_permissions: the kernel checks modes
-	case *fuse.ForgetRequest:
-		r.Respond()
 	case *fuse.BatchForgetRequest:
 		r.Respond()
-	case *fuse.InterruptRequest:
-		r.Respond() // every request finishes quickly; nothing to cancel
 	case *fuse.DestroyRequest:
 		r.Respond()
-	case *fuse.ListxattrRequest:
-		r.Respond(&fuse.ListxattrResponse{})
-	case *fuse.GetxattrRequest:
-		return syscall.ENODATA
 	case *fuse.CreateRequest, *fuse.MkdirRequest, *fuse.MknodRequest, *fuse.SymlinkRequest,
 		*fuse.LinkRequest, *fuse.RemoveRequest, *fuse.RenameRequest,
 		*fuse.SetxattrRequest, *fuse.RemovexattrRequest:

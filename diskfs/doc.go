@@ -15,8 +15,10 @@
 //	stats  read-only JSON (Report): the simulated time breakdown, device
 //	       requests, blocks freed by trim and by overwrite, FUSE requests.
 //
-// Serving uses bazil.org/fuse's low-level API: a fixed pool of readers, each
-// answering the request it read before reading the next. Every disk call is
+// Serving uses bazil.org/fuse's low-level API on the serving core of package
+// fuseserve (reader loop, recover-to-EIO, unmount, stats-file plumbing): a
+// fixed pool of readers, each answering the request it read before reading
+// the next. Every disk call is
 // serialised by the Disk itself (Logical holds one mutex around the
 // LogicalDisk), so no request waits for another FUSE request and the pool
 // cannot deadlock. Unmount refuses while anything still holds the disk file
@@ -24,7 +26,12 @@
 // file system above would lose its disk (holders.go).
 //
 // Errors become errnos only here (errno.go); a handler never panics out: a
-// panic is logged and answered with EIO.
+// panic is logged and answered with EIO (fuseserve.Core.Answer).
+//
+// The package sits beside the vld tree, not in it, so that no vld package
+// knows about FUSE. It may import vld (the LogicalDisk it exports),
+// fuseserve and the internal helpers; it does not import vlfs or
+// vlfs/fusefs, and nothing below it imports it.
 //
 // Lock order: Logical.mu before the LogicalDisk's and the volume's locks;
 // Mem.mu, counters.mu and handleTable.mu are leaves.

@@ -2,9 +2,9 @@ package diskfs
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
+
+	"github.com/vlfs/vlfs/fuseserve"
 )
 
 // Unmount unmounts the diskfs mount at dir with fusermount3 -u. It refuses,
@@ -31,24 +31,11 @@ func Unmount(dir string) error {
 	if len(hs) > 0 {
 		return fmt.Errorf("refusing to unmount %s: %s: %w", abs, describeHolders(disk, hs), ErrBusy)
 	}
-	return fusermount(abs)
+	return unmounter().Unmount(abs, false)
 }
 
-// fusermount runs fusermount3 -u; a busy mount point (a working directory
-// inside, say) gives ErrBusy.
-func fusermount(dir string) error {
-	out, err := exec.Command("fusermount3", "-u", "--", dir).CombinedOutput()
-	if err == nil {
-		return nil
-	}
-	msg := strings.TrimSpace(string(out))
-	switch {
-	case strings.Contains(msg, "busy"):
-		return fmt.Errorf("unmount %s: %s: %w", dir, msg, ErrBusy)
-	case strings.Contains(msg, "not found in") || strings.Contains(msg, "Invalid argument"):
-		return fmt.Errorf("unmount %s: %s: %w", dir, msg, ErrNotMounted)
-	case msg == "":
-		msg = err.Error()
-	}
-	return fmt.Errorf("unmount %s: %s", dir, msg)
+// unmounter unmounts diskfs mounts with this package's sentinels. A busy
+// mount point (a working directory inside, say) gives ErrBusy at once.
+func unmounter() fuseserve.Unmounter {
+	return fuseserve.Unmounter{Busy: ErrBusy, NotMounted: ErrNotMounted}
 }
