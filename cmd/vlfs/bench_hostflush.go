@@ -14,7 +14,7 @@ import (
 func runBenchHostFlush(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("bench hostflush", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	dir := fl.String("dir", "", "host directory for the scratch file (default $TMPDIR); use the one `bench peers --dir` uses")
+	dir := fl.String("dir", "", "host directory for the scratch file (default $TMPDIR); use the one bench peers --dir uses")
 	fileMiB := fl.Int("file-mib", bench.DefaultHostFlushFileMiB, "scratch file size in MiB")
 	samples := fl.Int("samples", bench.DefaultHostFlushSamples, "timed operations per pattern")
 	seed := fl.Int64("seed", 1, "random seed for the write offsets")
