@@ -28,15 +28,11 @@ func runBenchBatch(args []string, stdout, stderr io.Writer) int {
 	if !b.parse(args) {
 		return exitUsage
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
 	cfg := bench.BatchConfig{}
 	if *quick {
 		cfg = bench.QuickBatchConfig()
 	}
-	cfg.Model, cfg.BlockSize, cfg.Seed, cfg.Progress = m, *blockSize, *seed, stderr
+	cfg.Model, cfg.BlockSize, cfg.Seed, cfg.Progress = b.model, *blockSize, *seed, stderr
 	cfg.Experiments, cfg.Arrivals, cfg.Modes = splitList(*exps), splitList(*arrivals), splitList(*modes)
 	for _, o := range []struct {
 		flag string

@@ -12,14 +12,13 @@ import (
 // beside the logical disk by default.
 func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 	b := newBenchFlags("breakdown", "[--utilization U] [--updates N] [--disk-mib N] [--seed S] [--placement LIST] [--fs-version N] [--compacted] [--disk NAME|FILE] [--head sim|profile:FILE] [--quick] [--json]", stdout, stderr)
-	diskName := b.disk("", "one disk preset or model file (default: hp97560 and st19101)")
+	b.optionalDisk("one disk preset or model file (default: hp97560 and st19101)")
 	size := b.diskMiB(128, "simulated disk region in MiB")
 	updates := b.updates(2000, "measured updates per disk and placement")
 	seed := b.seed(seedUsage)
 	quick := b.quick("a smoke run: 32 MiB region, 300 updates")
-	place := b.placement("inplace,eager,vlfs", "placements to run: a list of inplace, eager, lfs, vlfs (the file system on the eager VLD), or all")
-	fsVersion := b.fsVersion(fsVersionUsage)
-	b.head("sim", "eager placement's head model: sim or profile:FILE (needs --disk: a profile belongs to one disk)")
+	rows := b.vlfsRows("inplace,eager,vlfs", "placements to run: a list of inplace, eager, lfs, vlfs (the file system on the eager VLD), or all")
+	b.headFlag("eager placement's head model: sim or profile:FILE (needs --disk: a profile belongs to one disk)")
 	util := b.fl.Float64("utilization", 0.8, "fraction of the disk the updated file fills")
 	compacted := b.fl.Bool("compacted", false, "measure eager right after a compactor run (the paper's Table 2, footnote 1 of section 5.4)")
 	if !b.parse(args) {
@@ -33,31 +32,13 @@ func runBenchBreakdown(args []string, stdout, stderr io.Writer) int {
 		*size = int64(quickSamples(b.fl, "disk-mib", int(*size), 32))
 		*updates = quickSamples(b.fl, "updates", *updates, 300)
 	}
-	rows, ok := parseUpdatesRows(b.cmd(), *place, stderr)
-	if !ok {
-		return exitUsage
-	}
-	version, ok := checkFSVersion(b, *fsVersion, rows)
-	if !ok {
-		return exitUsage
-	}
 	cfg := bench.BreakdownConfig{Utilization: *util, Updates: *updates, DiskBytes: *size << 20, Seed: *seed, Placements: rows.placements, Compacted: *compacted,
-		VLFS: rows.vlfs, FSVersion: version}
-	if *diskName != "" {
-		m, ok := b.model()
-		if !ok {
-			return exitUsage
-		}
-		cfg.Models = []*disk.Model{m}
-	}
-	prof, ok := b.profile()
-	if !ok {
-		return exitUsage
-	}
-	if prof != nil && *diskName == "" {
+		VLFS: rows.vlfs, FSVersion: rows.version, Head: b.head}
+	if b.model != nil {
+		cfg.Models = []*disk.Model{b.model}
+	} else if b.head != nil {
 		return b.usageErr("--head profile:FILE needs --disk (a profile is measured on one disk)")
 	}
-	cfg.Head = prof
 	rep, err := bench.Breakdown(cfg)
 	return updatesReport(b, rep, err)
 }

@@ -41,7 +41,7 @@ func runBenchFullness(args []string, stdout, stderr io.Writer) int {
 		return b.usageErr("--duration %v and --sim-updates %d: must be positive", *duration, *simUpdates)
 	}
 	cfg := bench.FullnessConfig{DiskName: *diskName, WorkDir: *dir, Duration: *duration, Seed: *seed,
-		SimUpdates: *simUpdates, Quick: *quick}
+		SimUpdates: *simUpdates, Quick: *quick, Model: b.model}
 	for _, p := range pcts {
 		cfg.Levels = append(cfg.Levels, p/100)
 	}
@@ -50,10 +50,6 @@ func runBenchFullness(args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.Targets, err = pickNames("targets", *targets, bench.FullnessTargets()); err != nil {
 		return b.usageErr("%v", err)
-	}
-	var ok bool
-	if cfg.Model, ok = b.model(); !ok {
-		return exitUsage
 	}
 	cfg.Logf = b.logf(*quiet)
 	rep, err := bench.RunFullness(cfg)

@@ -24,9 +24,9 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	seed := b.seed(seedUsage)
 	dir := b.dir("", "host, sqlite: directory for the image and profile files (default: the system's temporary directory)")
 	quick := b.quick("a smoke run: 32 MiB region (host: 16 MiB), 300 updates, one seed")
-	// Unlike the other benchmarks' --head, no sim: the models are the
-	// rows, and a profile given replaces the one measured.
-	head := b.head("", "profile:FILE: use this profile instead of measuring one")
+	// Not b.headFlag: no sim here, the head models are the rows, and a
+	// profile given replaces the one measured.
+	head := b.fl.String("head", "", "profile:FILE: use this profile instead of measuring one")
 	workload := b.fl.String("workload", "updates", "updates, journal, host, sqlite or profile")
 	seeds := b.fl.Int("seeds", 1, "updates: average over this many seeds (seed, seed+1, ...)")
 	if !b.parse(args) {
@@ -45,10 +45,7 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 		*updates = quickSamples(b.fl, "updates", *updates, map[bool]int{true: 100, false: 300}[*workload == "sqlite"])
 		*seeds = quickSamples(b.fl, "seeds", *seeds, 1)
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
+	m := b.model
 	var prof *profile.Profile
 	if *head != "" {
 		p, err := parseHead(*head)

@@ -17,14 +17,14 @@ import (
 // and without the idle-time compactor.
 func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 	b := newBenchFlags("idle", "[--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--settle-blocks N] [--commit-each-step] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--log-window F] [--quick] [--json]", stdout, stderr)
-	// A list, so resolved name by name below rather than by b.model.
-	disks := b.disk("st19101,hp97560", "comma-separated disk presets or model files")
+	// Not b.disk: a list, resolved name by name below (after --quick).
+	disks := b.fl.String("disk", "st19101,hp97560", "comma-separated disk presets or model files")
 	size := b.diskMiB(128, "simulated disk region in MiB")
 	updates := b.updates(2048, "updates measured per point (and as many before measuring)")
 	seed := b.seed(seedUsage)
 	quick := b.quick("st19101 only (unless --disk), 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates (flags given explicitly win)")
-	place := b.placement("eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both")
-	b.head("sim", headUsage+"; a profile needs a --disk of one disk")
+	b.placement("eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both", []vld.Placement{vld.PlaceEager, vld.PlaceLFS})
+	b.headFlag(headUsage + "; a profile needs a --disk of one disk")
 	b.cleanPolicy()
 	util := b.fl.Float64("utilization", 0.8, "fraction of the logical disk the updated file fills")
 	bursts := b.fl.String("burst-kb", "", "comma-separated burst sizes in KiB (default 128,256,512,1024,2048)")
@@ -45,21 +45,14 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 		b.fl.Usage()
 		return exitUsage
 	}
-	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows, LogWindow: *window}
+	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows, LogWindow: *window,
+		Placements: b.places, CleanPolicy: b.cleaner, Head: b.head}
 	var err error
 	if cfg.Compactor.Policy, err = compactor.ParsePolicy(*policy); err != nil {
 		return b.usageErr("%v", err)
 	}
 	if cfg.Compactor.Start, err = compactor.ParseStart(*start); err != nil {
 		return b.usageErr("%v", err)
-	}
-	ps, ok := parsePlacements(b.cmd(), *place, []vld.Placement{vld.PlaceEager, vld.PlaceLFS}, stderr)
-	if !ok {
-		return exitUsage
-	}
-	cfg.Placements = ps
-	if cfg.CleanPolicy, ok = b.cleaner(); !ok {
-		return exitUsage
 	}
 	cfg.Compactor.StepBlocks, cfg.Compactor.TargetEmpty, cfg.Compactor.IdleDelayMs = *step, *target, *delay
 	cfg.Compactor.CommitEachStep, cfg.Compactor.SettleBlocks = *eachStep, *settle
@@ -72,9 +65,6 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 		cfg.DiskBytes = int64(quickSamples(b.fl, "disk-mib", int(*size), 32)) << 20
 		cfg.Updates = quickSamples(b.fl, "updates", *updates, 512)
 		cfg.BurstKB, cfg.IdleMs = []int{128, 1024}, []float64{0, 20, 200}
-	}
-	if cfg.Head, ok = b.profile(); !ok {
-		return exitUsage
 	}
 	if cfg.Head != nil && strings.Contains(*disks, ",") {
 		return b.usageErr("--head profile:FILE needs --disk of one disk (a profile is measured on one disk)")

@@ -11,11 +11,8 @@ import (
 // vlfs for each placement.
 func runBenchLargefile(args []string, stdout, stderr io.Writer) int {
 	b := newBenchFlags("largefile", "[--disk NAME|FILE] [--disk-mib N] [--file-mib N] [--io-kib N] [--seed S] [--placement all|LIST] [--head sim|profile:FILE] [--quick] [--json]", stdout, stderr)
-	b.disk("st19101", diskModelUsage)
-	size := b.diskMiB(128, "simulated disk (image) size in MiB")
+	size := b.placedImage()
 	seed := b.seed(seedUsage)
-	place := b.placement("all", "placements to run: all, or a list of eager, inplace, lfs")
-	b.head("sim", headUsage)
 	quick := b.quick("a 2 MiB file")
 	fileMiB := b.fl.Int64("file-mib", 10, "file size in MiB")
 	ioKiB := b.fl.Int("io-kib", 64, "sequential request size in KiB (random I/O is 4 KiB)")
@@ -26,19 +23,7 @@ func runBenchLargefile(args []string, stdout, stderr io.Writer) int {
 		b.fl.Usage()
 		return exitUsage
 	}
-	ps, ok := parsePlacements(b.cmd(), *place, bench.Placements, stderr)
-	if !ok {
-		return exitUsage
-	}
-	prof, ok := b.profile()
-	if !ok {
-		return exitUsage
-	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
-	cfg := bench.LargefileConfig{Model: m, DiskBytes: *size << 20, FileBytes: *fileMiB << 20, IOBytes: *ioKiB << 10, Seed: *seed, Placements: ps, Head: prof}
+	cfg := bench.LargefileConfig{Model: b.model, DiskBytes: *size << 20, FileBytes: *fileMiB << 20, IOBytes: *ioKiB << 10, Seed: *seed, Placements: b.places, Head: b.head}
 	if *quick && !b.set("file-mib") {
 		cfg.FileBytes = 2 << 20
 	}

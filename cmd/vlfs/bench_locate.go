@@ -9,11 +9,9 @@ import (
 // runBenchLocate is `vlfs bench locate`: Figure 1 of the virtual-log paper.
 func runBenchLocate(args []string, stdout, stderr io.Writer) int {
 	b := newBenchFlags("locate", "--disk NAME|FILE [--unit-sectors N] [--samples N] [--seed S] [--window CYLS] [--quick] [--json]", stdout, stderr)
-	b.disk("", diskModelUsage+" (required)")
+	unit := b.eagerAllocator("1", "it measures eager writing's locate time against formula (2)")
 	seed := b.seed(seedUsage)
 	quick := b.quick("a smoke run: 2,000 samples per utilization")
-	b.eagerOnly("it measures eager writing's locate time against formula (2)")
-	unit := b.fl.Int("unit-sectors", 1, "allocation unit in 512-byte sectors (1 = per sector, as Figure 1)")
 	samples := b.fl.Int("samples", bench.DefaultLocateSamples, "random head positions per utilization")
 	window := b.fl.Int("window", bench.DefaultLocateWindow, "cylinders simulated, from cylinder 0 within the outer zone")
 	if !b.parse(args) {
@@ -25,15 +23,11 @@ func runBenchLocate(args []string, stdout, stderr io.Writer) int {
 	for _, p := range []struct {
 		name string
 		v    int
-	}{{"--unit-sectors", *unit}, {"--samples", *samples}, {"--window", *window}} {
+	}{{"--samples", *samples}, {"--window", *window}} {
 		if p.v <= 0 {
 			return b.usageErr("%s must be positive, got %d", p.name, p.v)
 		}
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
-	rep, err := bench.Locate(bench.LocateConfig{Model: m, UnitSectors: *unit, Samples: *samples, Seed: *seed, WindowCylinders: *window})
+	rep, err := bench.Locate(bench.LocateConfig{Model: b.model, UnitSectors: *unit, Samples: *samples, Seed: *seed, WindowCylinders: *window})
 	return b.report(rep, err)
 }

@@ -22,7 +22,7 @@ func runBenchLogical(args []string, stdout, stderr io.Writer) int {
 	size := b.diskMiB(256, "simulated disk region (VLD image) in MiB")
 	seed := b.seed(seedUsage)
 	quick := b.quick("64 MiB region, 200 writes (flags given explicitly win)")
-	b.head("sim", headUsage)
+	b.headFlag(headUsage)
 	writes := b.fl.Int("writes", 1000, "measured synchronous writes per point")
 	warmup := b.fl.Int("warmup", 0, "writes before measuring (default: as many as measured)")
 	utils := b.fl.String("utilizations", "0.5,0.8", "comma-separated file size / disk size")
@@ -46,16 +46,8 @@ func runBenchLogical(args []string, stdout, stderr io.Writer) int {
 	if *clock != "virtual" && *clock != "real" {
 		return b.usageErr("--clock %q: want virtual or real", *clock)
 	}
-	prof, ok := b.profile()
-	if !ok {
-		return exitUsage
-	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
-	cfg := bench.LogicalConfig{Model: m, DiskBytes: *size << 20, Writes: *writes, Warmup: *warmup, Utilizations: us,
-		Seed: *seed, Upper: *upper, Driver: *driver, Sync: *sync, NoLayers: *noLayers, Head: prof}
+	cfg := bench.LogicalConfig{Model: b.model, DiskBytes: *size << 20, Writes: *writes, Warmup: *warmup, Utilizations: us,
+		Seed: *seed, Upper: *upper, Driver: *driver, Sync: *sync, NoLayers: *noLayers, Head: b.head}
 	if *clock == "real" {
 		cfg.Clock = vld.ClockReal
 	}

@@ -27,10 +27,6 @@ func runBenchMountBatch(args []string, stdout, stderr io.Writer) int {
 	if !b.parse(args) {
 		return exitUsage
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
 	cfg := bench.MountBatchConfig{}
 	if *quick {
 		cfg = bench.QuickMountBatchConfig()
@@ -49,7 +45,7 @@ func runBenchMountBatch(args []string, stdout, stderr io.Writer) int {
 	if *dur > 0 {
 		cfg.Duration = *dur
 	}
-	cfg.Model, cfg.Modes, cfg.Dir, cfg.Seed, cfg.ProfileDir, cfg.Progress = m, splitList(*modes), *dir, *seed, *profile, stderr
+	cfg.Model, cfg.Modes, cfg.Dir, cfg.Seed, cfg.ProfileDir, cfg.Progress = b.model, splitList(*modes), *dir, *seed, *profile, stderr
 	rep, err := bench.MountBatch(cfg)
 	if errors.Is(err, bench.ErrBadConfig) {
 		return b.usageErr("%v", err)

@@ -20,7 +20,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	diskName := b.disk("st19101", "vlfs's "+diskModelUsage)
 	dir := b.dir(os.TempDir(), "work directory: images and the native target live here (one host file system)")
 	targets := b.targets(bench.PeerTargets())
-	b.head("sim", "vlfs's head model: sim (the simulated disk's) or profile:FILE (vlfs profile of the host device under the image)")
+	b.headFlag("vlfs's head model: sim (the simulated disk's) or profile:FILE (vlfs profile of the host device under the image)")
 	quick := b.quick("small sizes: the whole run in well under 2 minutes")
 	quiet := b.quiet()
 	fsVersion := b.fsVersion("vlfs's file-system version (0: mkfs's default; 3 has no data checksums, for measuring what they cost)")
@@ -39,7 +39,8 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		return b.usageErr("--rounds %d: need at least 1", *rounds)
 	}
 	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile, ProfileDir: *profileDir,
-		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), FSVersion: uint32(*fsVersion)}
+		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), FSVersion: uint32(*fsVersion),
+		Model: b.model, Head: b.head}
 	if *quick {
 		cfg.Sizes = bench.QuickPeersSizes()
 	}
@@ -52,13 +53,6 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return b.usageErr("%v", err)
-	}
-	var ok bool
-	if cfg.Model, ok = b.model(); !ok {
-		return exitUsage
-	}
-	if cfg.Head, ok = b.profile(); !ok {
-		return exitUsage
 	}
 	cfg.Logf = b.logf(*quiet)
 	if strings.Contains(*targets, bench.PeerLoopback) {

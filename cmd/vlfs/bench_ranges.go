@@ -31,11 +31,7 @@ func runBenchRanges(args []string, stdout, stderr io.Writer) int {
 		b.fl.Usage()
 		return exitUsage
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
-	cfg := bench.RangesConfig{Model: m, Ops: *ops, Seed: *seed, Quick: *quick, Scheduler: s,
+	cfg := bench.RangesConfig{Model: b.model, Ops: *ops, Seed: *seed, Quick: *quick, Scheduler: s,
 		ECSTargets: *ecsK, WriteBlocks: *wblocks, Progress: stderr}
 	if *figures != "" {
 		cfg.Figures = strings.Split(*figures, ",")

@@ -41,16 +41,12 @@ func runBenchScale(args []string, stdout, stderr io.Writer) int {
 	if *largeGiB < 0 || *largeFiles < 0 {
 		return b.usageErr("--large-gib and --large-files must not be negative")
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
 	lm, code := resolveDisk(b.cmd(), *largeDisk, stderr)
 	if lm == nil {
 		return code
 	}
 	rep, err := bench.Scale(bench.ScaleConfig{
-		Model: m, Dir: *dir, MountFiles: *mountFiles, MountImageMiB: *mountMiB, FileKiB: *fileKiB,
+		Model: b.model, Dir: *dir, MountFiles: *mountFiles, MountImageMiB: *mountMiB, FileKiB: *fileKiB,
 		MemFiles: *memFiles, MemImageMiB: *memMiB, Mounts: *mounts,
 		LargeModel: lm, LargeGiB: *largeGiB, LargeFiles: *largeFiles, Progress: stderr,
 	})

@@ -46,13 +46,9 @@ func runBenchScaling(args []string, stdout, stderr io.Writer) int {
 	if sizes.ImageBytes, err = parseSize(*size); err != nil {
 		return b.usageErr("%v", err)
 	}
-	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, Sizes: sizes}
+	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, Sizes: sizes, Model: b.model}
 	if cfg.Targets, err = pickNames("targets", *targets, bench.PeerTargets()); err != nil {
 		return b.usageErr("%v", err)
-	}
-	var ok bool
-	if cfg.Model, ok = b.model(); !ok {
-		return exitUsage
 	}
 	cfg.Logf = b.logf(*quiet)
 	if slices.Contains(cfg.Targets, bench.PeerLoopback) {

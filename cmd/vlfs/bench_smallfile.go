@@ -10,10 +10,7 @@ import (
 // paper, small-file create, read and delete on vlfs for each placement.
 func runBenchSmallfile(args []string, stdout, stderr io.Writer) int {
 	b := newBenchFlags("smallfile", "[--disk NAME|FILE] [--disk-mib N] [--files N] [--file-bytes N] [--placement all|LIST] [--head sim|profile:FILE] [--quick] [--json]", stdout, stderr)
-	b.disk("st19101", diskModelUsage)
-	size := b.diskMiB(128, "simulated disk (image) size in MiB")
-	place := b.placement("all", "placements to run: all, or a list of eager, inplace, lfs")
-	b.head("sim", headUsage)
+	size := b.placedImage()
 	quick := b.quick("300 files")
 	files := b.fl.Int("files", 1500, "number of files")
 	fileBytes := b.fl.Int("file-bytes", 1024, "bytes per file")
@@ -24,19 +21,7 @@ func runBenchSmallfile(args []string, stdout, stderr io.Writer) int {
 		b.fl.Usage()
 		return exitUsage
 	}
-	ps, ok := parsePlacements(b.cmd(), *place, bench.Placements, stderr)
-	if !ok {
-		return exitUsage
-	}
-	prof, ok := b.profile()
-	if !ok {
-		return exitUsage
-	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
-	cfg := bench.SmallfileConfig{Model: m, DiskBytes: *size << 20, Files: *files, FileBytes: *fileBytes, Placements: ps, Head: prof}
+	cfg := bench.SmallfileConfig{Model: b.model, DiskBytes: *size << 20, Files: *files, FileBytes: *fileBytes, Placements: b.places, Head: b.head}
 	if *quick {
 		cfg.Files = quickSamples(b.fl, "files", *files, 300)
 	}

@@ -16,10 +16,9 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 	updates := b.updates(2000, "measured updates per point")
 	seed := b.seed(seedUsage)
 	quick := b.quick("utilisations 0.5 and 0.8 only, 500 updates")
-	place := b.placement("all", "placements to run: all (inplace, eager, lfs, and vlfs: the file system on the eager VLD), or a list of them")
-	fsVersion := b.fsVersion(fsVersionUsage)
+	rows := b.vlfsRows("all", "placements to run: all (inplace, eager, lfs, and vlfs: the file system on the eager VLD), or a list of them")
 	b.cleanPolicy()
-	b.head("sim", "eager placement's head model: sim (the simulator's own) or profile:FILE (vlfs profile)")
+	b.headFlag("eager placement's head model: sim (the simulator's own) or profile:FILE (vlfs profile)")
 	if !b.parse(args) {
 		return exitUsage
 	}
@@ -27,28 +26,8 @@ func runBenchUpdates(args []string, stdout, stderr io.Writer) int {
 		b.fl.Usage()
 		return exitUsage
 	}
-	m, ok := b.model()
-	if !ok {
-		return exitUsage
-	}
-	rows, ok := parseUpdatesRows(b.cmd(), *place, stderr)
-	if !ok {
-		return exitUsage
-	}
-	version, ok := checkFSVersion(b, *fsVersion, rows)
-	if !ok {
-		return exitUsage
-	}
-	cp, ok := b.cleaner()
-	if !ok {
-		return exitUsage
-	}
-	prof, ok := b.profile()
-	if !ok {
-		return exitUsage
-	}
-	cfg := bench.UpdatesConfig{Model: m, DiskBytes: *size << 20, Updates: *updates, Seed: *seed, Placements: rows.placements, CleanPolicy: cp, Head: prof,
-		VLFS: rows.vlfs, FSVersion: version}
+	cfg := bench.UpdatesConfig{Model: b.model, DiskBytes: *size << 20, Updates: *updates, Seed: *seed, Placements: rows.placements, CleanPolicy: b.cleaner, Head: b.head,
+		VLFS: rows.vlfs, FSVersion: rows.version}
 	if *quick {
 		cfg.Utilizations, cfg.Updates = []float64{0.5, 0.8}, quickSamples(b.fl, "updates", *updates, 500)
 	}

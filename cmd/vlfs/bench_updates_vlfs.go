@@ -21,6 +21,23 @@ import (
 type updatesRows struct {
 	placements []vld.Placement
 	vlfs       bool
+	version    uint32 // --fs-version, of the vlfs row
+}
+
+// vlfsRows defines bench updates' and breakdown's --placement and
+// --fs-version, which parse reads into the rows returned.
+func (b *benchFlags) vlfsRows(def, usage string) *updatesRows {
+	place := b.fl.String("placement", def, usage)
+	version := b.fsVersion(fsVersionUsage)
+	rows := new(updatesRows)
+	b.checks = append(b.checks, func() bool {
+		var ok bool
+		if *rows, ok = parseUpdatesRows(b.cmd(), *place, b.stderr); ok {
+			rows.version, ok = checkFSVersion(b, *version, *rows)
+		}
+		return ok
+	})
+	return rows
 }
 
 // parseUpdatesRows reads that --placement: "all" (every logical-disk
