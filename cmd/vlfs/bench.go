@@ -22,22 +22,22 @@ func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
 		"batch":      {"Carson & Setia: read response vs write batch size, model and live scheduler, c* vs segment vs FIFO (simulated)", runBenchBatch},
 		"breakdown":  {"Table 2 / Figure 9: latency breakdown of synchronous updates at 80%, eager vs in place (simulated)", runBenchBreakdown},
-		"fullness":   {"issue 32: vlfs (compactor on/off) and ext4 filled to 0-99 %: write+fsync, creates, unlinks, CPU per op (wall); update latency vs formula (2) (simulated)", runBenchFullness},
-		"hostflush":  {"issue 3: the host's cost of making 1, 2 and 5 blocks durable, the floor under write+fsync (wall)", runBenchHostFlush},
+		"fullness":   {"vlfs (compactor on/off) and ext4 filled to 0-99 %: write+fsync, creates, unlinks, CPU per op (wall); update latency vs formula (2) (simulated)", runBenchFullness},
+		"hostflush":  {"the host's cost of making 1, 2 and 5 blocks durable, the floor under write+fsync (wall)", runBenchHostFlush},
 		"idle":       {"Figure 11: bursts of synchronous updates at 80% with idle intervals, compactor on/off (simulated)", runBenchIdle},
 		"logical":    {"random synchronous 4 KiB updates in ext4 on the exported VLD, eager vs in place, + wall cost per layer (simulated + wall)", runBenchLogical},
 		"largefile":  {"Figure 7: a 10 MB file written and read sequentially and at random on vlfs, inplace vs eager vs lfs (simulated)", runBenchLargefile},
 		"locate":     {"Figure 1: time to reach the nearest free unit vs utilization (simulated)", runBenchLocate},
 		"mountbatch": {"c* vs segment vs FIFO through a FUSE mount: random O_DIRECT reads beside appending, fsyncing writers (wall, real-time disk)", runBenchMountBatch},
-		"peers":      {"issues 3, 9: vlfs vs native, fuse2fs, go-fuse loopback: fio, varmail, oltp, 100k files, SQLite (wall)", runBenchPeers},
+		"peers":      {"vlfs vs native, fuse2fs, go-fuse loopback: fio, varmail, oltp, 100k files, SQLite (wall)", runBenchPeers},
 		"smallfile":  {"Figure 6: 1,500 files of 1 KB created, read cold, deleted on vlfs, inplace vs eager vs lfs (simulated)", runBenchSmallfile},
 		"threshold":  {"Figure 2: locate latency vs track-switch threshold (simulated)", runBenchThreshold},
 		"updates":    {"Figure 8: random synchronous updates, eager vs in-place, vs utilization (simulated)", runBenchUpdates},
 
-		"headmodels": {"issue 8: synchronous updates with the oracle, profiled (Bark) and no head model; journal appends; host file (simulated / wall)", runBenchHeadModels},
-		"ranges":     {"issue 6: range writes, Figures 4-8 of the range-writes paper, HRS vs ECS (simulated)", runBenchRanges},
-		"scaling":    {"issue 31: varmail and oltp at 1, 2, 4, 8 and 16 threads against every peer (wall)", runBenchScaling},
-		"scale":      {"issue 3: mount time of a clean 1 GiB image with 100,000 files, resident memory with 1,000,000 files (wall)", runBenchScale},
+		"headmodels": {"head models: the oracle, profiled (Bark) and none under synchronous updates, journal appends, a host file and SQLite (simulated / wall)", runBenchHeadModels},
+		"ranges":     {"Figures 4-8 of the range-writes paper: range writes scheduled by HRS vs ECS (simulated)", runBenchRanges},
+		"scaling":    {"varmail and oltp at 1, 2, 4, 8 and 16 threads against every peer (wall)", runBenchScaling},
+		"scale":      {"mount time of a clean 1 GiB image with 100,000 files, resident memory with 1,000,000 files, a sparse 1 TiB image made, mounted and checked (wall)", runBenchScale},
 	}
 }
 

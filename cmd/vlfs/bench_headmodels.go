@@ -1,8 +1,6 @@
 package main
 
 import (
-	"flag"
-	"fmt"
 	"io"
 
 	"github.com/vlfs/vlfs/bench"
@@ -19,27 +17,23 @@ import (
 // profile one profile's cells as rows (the plot's data: sim:DISK measured
 // with bench.PlotGrid, or the --head profile).
 func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("bench headmodels", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	diskName := fl.String("disk", "st19101", "disk preset or model file")
-	workload := fl.String("workload", "updates", "updates, journal, host, sqlite or profile")
-	head := fl.String("head", "", "profile:FILE: use this profile instead of measuring one")
-	size := fl.Int64("disk-mib", 0, "disk region in MiB (default 128; journal 32; host and sqlite 64)")
-	updates := fl.Int("updates", 2000, "measured updates (or transactions) per row (sqlite: default 400)")
-	seed := fl.Int64("seed", 1, "random seed")
-	seeds := fl.Int("seeds", 1, "updates: average over this many seeds (seed, seed+1, ...)")
-	dir := fl.String("dir", "", "host, sqlite: directory for the image and profile files (default: the system's temporary directory)")
-	quick := fl.Bool("quick", false, "a smoke run: 32 MiB region (host: 16 MiB), 300 updates, one seed")
-	asJSON := fl.Bool("json", false, "print the report as JSON")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench headmodels [--disk NAME|FILE] [--workload updates|journal|host|sqlite|profile] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--quick] [--json]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
+	b := newBenchFlags("headmodels", "[--disk NAME|FILE] [--workload updates|journal|host|sqlite|profile] [--head profile:FILE] [--disk-mib N] [--updates N] [--seed S] [--seeds N] [--dir DIR] [--quick] [--json]", stdout, stderr)
+	b.disk("st19101", diskModelUsage)
+	size := b.diskMiB(0, "disk region in MiB (default 128; journal 32; host and sqlite 64)")
+	updates := b.updates(2000, "measured updates (or transactions) per row (sqlite: default 400)")
+	seed := b.seed(seedUsage)
+	dir := b.dir("", "host, sqlite: directory for the image and profile files (default: the system's temporary directory)")
+	quick := b.quick("a smoke run: 32 MiB region (host: 16 MiB), 300 updates, one seed")
+	// Not b.headFlag: no sim here, the head models are the rows, and a
+	// profile given replaces the one measured.
+	head := b.fl.String("head", "", "profile:FILE: use this profile instead of measuring one")
+	workload := b.fl.String("workload", "updates", "updates, journal, host, sqlite or profile")
+	seeds := b.fl.Int("seeds", 1, "updates: average over this many seeds (seed, seed+1, ...)")
+	if !b.parse(args) {
 		return exitUsage
 	}
-	if fl.NArg() != 0 || *size < 0 || *updates <= 0 || *seeds <= 0 {
-		fl.Usage()
+	if *size < 0 || *updates <= 0 || *seeds <= 0 {
+		b.fl.Usage()
 		return exitUsage
 	}
 	if *quick {
@@ -47,20 +41,16 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 		if *workload == "host" || *workload == "sqlite" {
 			small = 16
 		}
-		*size = int64(quickSamples(fl, "disk-mib", int(*size), small))
-		*updates = quickSamples(fl, "updates", *updates, map[bool]int{true: 100, false: 300}[*workload == "sqlite"])
-		*seeds = quickSamples(fl, "seeds", *seeds, 1)
+		*size = int64(quickSamples(b.fl, "disk-mib", int(*size), small))
+		*updates = quickSamples(b.fl, "updates", *updates, map[bool]int{true: 100, false: 300}[*workload == "sqlite"])
+		*seeds = quickSamples(b.fl, "seeds", *seeds, 1)
 	}
-	m, code := resolveDisk("bench headmodels", *diskName, stderr)
-	if m == nil {
-		return code
-	}
+	m := b.model
 	var prof *profile.Profile
 	if *head != "" {
 		p, err := parseHead(*head)
 		if err != nil || p == nil {
-			fmt.Fprintf(stderr, "vlfs bench headmodels: --head %q: want profile:FILE (%v)\n", *head, err)
-			return exitUsage
+			return b.usageErr("--head %q: want profile:FILE (%v)", *head, err)
 		}
 		prof = p
 	}
@@ -75,7 +65,7 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 		rep, err = bench.Host(bench.HostConfig{Model: m, Dir: *dir, FileBytes: *size << 20, Updates: *updates, Seed: *seed, Profile: prof})
 	case "sqlite":
 		sc := bench.SQLiteJournalConfig{Model: m, ImageBytes: *size << 20, Dir: *dir, Seed: *seed, Profile: prof}
-		if fl.Lookup("updates").Value.String() != fl.Lookup("updates").DefValue || *quick {
+		if b.fl.Lookup("updates").Value.String() != b.fl.Lookup("updates").DefValue || *quick {
 			sc.Transactions = *updates
 		}
 		if *quick {
@@ -85,11 +75,7 @@ func runBenchHeadModels(args []string, stdout, stderr io.Writer) int {
 	case "profile":
 		rep, err = bench.ProfileCells(bench.ProfileCellsConfig{Model: m, DiskBytes: *size << 20, Seed: *seed, Profile: prof})
 	default:
-		fmt.Fprintf(stderr, "vlfs bench headmodels: --workload %q: want updates, journal, host, sqlite or profile\n", *workload)
-		return exitUsage
+		return b.usageErr("--workload %q: want updates, journal, host, sqlite or profile", *workload)
 	}
-	if err != nil {
-		return benchFailure("headmodels", err, stderr)
-	}
-	return writeReport(rep, *asJSON, stdout, stderr)
+	return b.report(rep, err)
 }

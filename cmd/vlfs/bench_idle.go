@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,77 +16,59 @@ import (
 // bursts of synchronous updates at 80 % separated by idle intervals, with
 // and without the idle-time compactor.
 func runBenchIdle(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("bench idle", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	disks := fl.String("disk", "st19101,hp97560", "comma-separated disk presets or model files")
-	size := fl.Int64("disk-mib", 128, "simulated disk region in MiB")
-	util := fl.Float64("utilization", 0.8, "fraction of the logical disk the updated file fills")
-	bursts := fl.String("burst-kb", "", "comma-separated burst sizes in KiB (default 128,256,512,1024,2048)")
-	idles := fl.String("idle-ms", "", "comma-separated idle intervals in simulated ms (default 0,5,10,20,50,100,200,500,1000)")
-	updates := fl.Int("updates", 2048, "updates measured per point (and as many before measuring)")
-	policy := fl.String("policy", "cost-benefit", "compactor source choice: cost-benefit or random")
-	step := fl.Int("step-blocks", compactor.DefaultStepBlocks, "blocks per compaction step")
-	eachStep := fl.Bool("commit-each-step", false, "the file system's compactor commits every step (for comparison)")
-	settle := fl.Int("settle-blocks", 0, "the compactor commits at the end of the first source track after this many blocks moved (1: every source track; 0: each target's default, 32 for vlfs, 1 for the logical disk)")
-	target := fl.Float64("target-empty", compactor.DefaultTargetEmpty, "fraction of tracks the compactor keeps empty")
-	delay := fl.Float64("idle-delay-ms", compactor.DefaultIdleDelayMs, "quiet time before the compactor starts (simulated ms)")
-	start := fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
-	seed := fl.Int64("seed", 1, "random seed")
-	quick := fl.Bool("quick", false, "st19101 only (unless --disk), 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates (flags given explicitly win)")
-	fsRows := fl.Bool("vlfs", true, "also run the file system (system vlfs) beside the logical disk")
-	asJSON := fl.Bool("json", false, "print the report as JSON")
-	place := fl.String("placement", "eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both")
-	cleanPolicy := fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
-	head := fl.String("head", "sim", headUsage+"; a profile needs a --disk of one disk")
-	window := fl.Float64("log-window", 0, "the volumes' log window as a fraction of the disk's tracks (0: the default, 1/16); a larger one lets the compactor and synchronous writes use empty tracks anywhere in it, and costs every unclean mount a longer scan (docs/compactor.md)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench idle [--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--settle-blocks N] [--commit-each-step] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--log-window F] [--quick] [--json]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || *size <= 0 || *updates <= 0 {
-		fl.Usage()
+	b := newBenchFlags("idle", "[--disk LIST] [--disk-mib N] [--utilization U] [--burst-kb LIST] [--idle-ms LIST] [--updates N] [--policy P] [--step-blocks N] [--settle-blocks N] [--commit-each-step] [--target-empty F] [--idle-delay-ms MS] [--start predicted|always] [--seed S] [--placement LIST] [--clean-policy P] [--head sim|profile:FILE] [--log-window F] [--quick] [--json]", stdout, stderr)
+	// Not b.disk: a list, resolved name by name below (after --quick).
+	disks := b.fl.String("disk", "st19101,hp97560", "comma-separated disk presets or model files")
+	size := b.diskMiB(128, "simulated disk region in MiB")
+	updates := b.updates(2048, "updates measured per point (and as many before measuring)")
+	seed := b.seed(seedUsage)
+	quick := b.quick("st19101 only (unless --disk), 32 MiB, bursts 128 and 1024 KiB, idle 0, 20, 200 ms, 512 updates (flags given explicitly win)")
+	b.placement("eager,lfs", "placements to run: eager (the VLD, compactor off and on), lfs (the classic-LFS baseline with its cleaner), or both", []vld.Placement{vld.PlaceEager, vld.PlaceLFS})
+	b.headFlag(headUsage + "; a profile needs a --disk of one disk")
+	b.cleanPolicy()
+	util := b.fl.Float64("utilization", 0.8, "fraction of the logical disk the updated file fills")
+	bursts := b.fl.String("burst-kb", "", "comma-separated burst sizes in KiB (default 128,256,512,1024,2048)")
+	idles := b.fl.String("idle-ms", "", "comma-separated idle intervals in simulated ms (default 0,5,10,20,50,100,200,500,1000)")
+	policy := b.fl.String("policy", "cost-benefit", "compactor source choice: cost-benefit or random")
+	step := b.fl.Int("step-blocks", compactor.DefaultStepBlocks, "blocks per compaction step")
+	eachStep := b.fl.Bool("commit-each-step", false, "the file system's compactor commits every step (for comparison)")
+	settle := b.fl.Int("settle-blocks", 0, "the compactor commits at the end of the first source track after this many blocks moved (1: every source track; 0: each target's default, 32 for vlfs, 1 for the logical disk)")
+	target := b.fl.Float64("target-empty", compactor.DefaultTargetEmpty, "fraction of tracks the compactor keeps empty")
+	delay := b.fl.Float64("idle-delay-ms", compactor.DefaultIdleDelayMs, "quiet time before the compactor starts (simulated ms)")
+	start := b.fl.String("start", "predicted", "when a compaction step may start: predicted (only if the predicted idle time leaves room) or always")
+	fsRows := b.fl.Bool("vlfs", true, "also run the file system (system vlfs) beside the logical disk")
+	window := b.fl.Float64("log-window", 0, "the volumes' log window as a fraction of the disk's tracks (0: the default, 1/16); a larger one lets the compactor and synchronous writes use empty tracks anywhere in it, and costs every unclean mount a longer scan (docs/compactor.md)")
+	if !b.parse(args) {
 		return exitUsage
 	}
-	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows, LogWindow: *window}
+	if *size <= 0 || *updates <= 0 {
+		b.fl.Usage()
+		return exitUsage
+	}
+	cfg := bench.IdleConfig{DiskBytes: *size << 20, Utilization: *util, Updates: *updates, Seed: *seed, Progress: stderr, VLFS: *fsRows, LogWindow: *window,
+		Placements: b.places, CleanPolicy: b.cleaner, Head: b.head}
 	var err error
 	if cfg.Compactor.Policy, err = compactor.ParsePolicy(*policy); err != nil {
-		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
-		return exitUsage
+		return b.usageErr("%v", err)
 	}
 	if cfg.Compactor.Start, err = compactor.ParseStart(*start); err != nil {
-		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
-		return exitUsage
-	}
-	ps, ok := parsePlacements("bench idle", *place, []vld.Placement{vld.PlaceEager, vld.PlaceLFS}, stderr)
-	if !ok {
-		return exitUsage
-	}
-	cfg.Placements = ps
-	if cfg.CleanPolicy, err = vld.ParseCleanPolicy(*cleanPolicy); err != nil {
-		fmt.Fprintf(stderr, "vlfs bench idle: --clean-policy: %v\n", err)
-		return exitUsage
+		return b.usageErr("%v", err)
 	}
 	cfg.Compactor.StepBlocks, cfg.Compactor.TargetEmpty, cfg.Compactor.IdleDelayMs = *step, *target, *delay
 	cfg.Compactor.CommitEachStep, cfg.Compactor.SettleBlocks = *eachStep, *settle
 	if *quick {
 		// Smaller defaults; a flag given explicitly (--disk above all:
 		// a profile belongs to one disk) keeps its value.
-		if !flagSet(fl, "disk") {
+		if !b.set("disk") {
 			*disks = "st19101"
 		}
-		cfg.DiskBytes = int64(quickSamples(fl, "disk-mib", int(*size), 32)) << 20
-		cfg.Updates = quickSamples(fl, "updates", *updates, 512)
+		cfg.DiskBytes = int64(quickSamples(b.fl, "disk-mib", int(*size), 32)) << 20
+		cfg.Updates = quickSamples(b.fl, "updates", *updates, 512)
 		cfg.BurstKB, cfg.IdleMs = []int{128, 1024}, []float64{0, 20, 200}
 	}
-	prof, ok := benchHead("bench idle", *head, stderr)
-	if !ok {
-		return exitUsage
+	if cfg.Head != nil && strings.Contains(*disks, ",") {
+		return b.usageErr("--head profile:FILE needs --disk of one disk (a profile is measured on one disk)")
 	}
-	if prof != nil && strings.Contains(*disks, ",") {
-		fmt.Fprintln(stderr, "vlfs bench idle: --head profile:FILE needs --disk of one disk (a profile is measured on one disk)")
-		return exitUsage
-	}
-	cfg.Head = prof
 	if cfg.BurstKB, err = parseList(*bursts, cfg.BurstKB, strconv.Atoi); err == nil {
 		cfg.IdleMs, err = parseList(*idles, cfg.IdleMs, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
 	}
@@ -95,21 +76,17 @@ func runBenchIdle(args []string, stdout, stderr io.Writer) int {
 		err = checkIdleParams(cfg)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "vlfs bench idle: %v\n", err)
-		return exitUsage
+		return b.usageErr("%v", err)
 	}
 	for _, name := range strings.Split(*disks, ",") {
-		m, code := resolveDisk("bench idle", strings.TrimSpace(name), stderr)
+		m, code := resolveDisk(b.cmd(), strings.TrimSpace(name), stderr)
 		if m == nil {
 			return code
 		}
 		cfg.Models = append(cfg.Models, m)
 	}
 	rep, err := bench.Idle(cfg)
-	if err != nil {
-		return benchFailure("idle", err, stderr)
-	}
-	return writeReport(rep, *asJSON, stdout, stderr)
+	return b.report(rep, err)
 }
 
 // parseList reads a comma-separated list; an empty string keeps def.

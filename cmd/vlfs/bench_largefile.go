@@ -1,8 +1,6 @@
 package main
 
 import (
-	"flag"
-	"fmt"
 	"io"
 
 	"github.com/vlfs/vlfs/bench"
@@ -12,47 +10,23 @@ import (
 // paper, one large file written and read sequentially and at random, on
 // vlfs for each placement.
 func runBenchLargefile(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("bench largefile", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	diskName := fl.String("disk", "st19101", "disk preset or model file")
-	size := fl.Int64("disk-mib", 128, "simulated disk (image) size in MiB")
-	fileMiB := fl.Int64("file-mib", 10, "file size in MiB")
-	ioKiB := fl.Int("io-kib", 64, "sequential request size in KiB (random I/O is 4 KiB)")
-	seed := fl.Int64("seed", 1, "random seed")
-	place := fl.String("placement", "all", "placements to run: all, or a list of eager, inplace, lfs")
-	quick := fl.Bool("quick", false, "a 2 MiB file")
-	head := fl.String("head", "sim", headUsage)
-	asJSON := fl.Bool("json", false, "print the report as JSON")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench largefile [--disk NAME|FILE] [--disk-mib N] [--file-mib N] [--io-kib N] [--seed S] [--placement all|LIST] [--head sim|profile:FILE] [--quick] [--json]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
+	b := newBenchFlags("largefile", "[--disk NAME|FILE] [--disk-mib N] [--file-mib N] [--io-kib N] [--seed S] [--placement all|LIST] [--head sim|profile:FILE] [--quick] [--json]", stdout, stderr)
+	size := b.placedImage()
+	seed := b.seed(seedUsage)
+	quick := b.quick("a 2 MiB file")
+	fileMiB := b.fl.Int64("file-mib", 10, "file size in MiB")
+	ioKiB := b.fl.Int("io-kib", 64, "sequential request size in KiB (random I/O is 4 KiB)")
+	if !b.parse(args) {
 		return exitUsage
 	}
-	if fl.NArg() != 0 || *size <= 0 || *fileMiB <= 0 || *ioKiB <= 0 || *fileMiB >= *size {
-		fl.Usage()
+	if *size <= 0 || *fileMiB <= 0 || *ioKiB <= 0 || *fileMiB >= *size {
+		b.fl.Usage()
 		return exitUsage
 	}
-	ps, ok := parsePlacements("bench largefile", *place, bench.Placements, stderr)
-	if !ok {
-		return exitUsage
-	}
-	prof, ok := benchHead("bench largefile", *head, stderr)
-	if !ok {
-		return exitUsage
-	}
-	m, code := resolveDisk("bench largefile", *diskName, stderr)
-	if m == nil {
-		return code
-	}
-	cfg := bench.LargefileConfig{Model: m, DiskBytes: *size << 20, FileBytes: *fileMiB << 20, IOBytes: *ioKiB << 10, Seed: *seed, Placements: ps, Head: prof}
-	if *quick && !flagSet(fl, "file-mib") {
+	cfg := bench.LargefileConfig{Model: b.model, DiskBytes: *size << 20, FileBytes: *fileMiB << 20, IOBytes: *ioKiB << 10, Seed: *seed, Placements: b.places, Head: b.head}
+	if *quick && !b.set("file-mib") {
 		cfg.FileBytes = 2 << 20
 	}
 	rep, err := bench.Largefile(cfg)
-	if err != nil {
-		return benchFailure("largefile", err, stderr)
-	}
-	return writeReport(rep, *asJSON, stdout, stderr)
+	return b.report(rep, err)
 }

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,41 +16,31 @@ import (
 // runBenchPeers is `vlfs bench peers`: vlfs against the host file system,
 // fuse2fs and a go-fuse loopback on the wall clock, one run, side by side.
 func runBenchPeers(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("bench peers", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	diskName := fl.String("disk", "st19101", "vlfs's disk preset or model file")
-	dir := fl.String("dir", os.TempDir(), "work directory: images and the native target live here (one host file system)")
-	targets := fl.String("targets", strings.Join(bench.PeerTargets(), ","), "comma-separated targets")
-	workloads := fl.String("workloads", strings.Join(bench.PeerWorkloads(), ","), "comma-separated workload groups")
-	loopback := fl.String("loopback", "", "vlfs-loopback binary (default: go build bench/loopback into bin/)")
-	profileDir := fl.String("profile", "", "write mutex.pprof and block.pprof of the in-process vlfs server into this directory while the vlfs target runs")
-	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the in-process vlfs server while the vlfs target runs")
-	head := fl.String("head", "sim", "vlfs's head model: sim (the simulated disk's) or profile:FILE (vlfs profile of the host device under the image)")
-	quick := fl.Bool("quick", false, "small sizes: the whole run in well under 2 minutes")
-	sparse := fl.Bool("sparse", false, "leave the fuse2fs and vlfs images sparse (default: written full of zeros first, as a disk has no holes)")
-	asJSON := fl.Bool("json", false, "print the report as JSON")
-	quiet := fl.Bool("q", false, "no progress on stderr")
-	fsVersion := fl.Uint("fs-version", 0, "vlfs's file-system version (0: mkfs's default; 3 has no data checksums, for measuring what they cost)")
-	rounds := fl.Int("rounds", 1, "run every target this many times, rotating which goes first, and report medians with each round's ratios (a noisy host moves one run's ratios)")
+	b := newBenchFlags("peers", "[--quick] [--rounds N] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--fs-version N] [--json]", stdout, stderr)
+	diskName := b.disk("st19101", "vlfs's "+diskModelUsage)
+	dir := b.dir(os.TempDir(), "work directory: images and the native target live here (one host file system)")
+	targets := b.targets(bench.PeerTargets())
+	b.headFlag("vlfs's head model: sim (the simulated disk's) or profile:FILE (vlfs profile of the host device under the image)")
+	quick := b.quick("small sizes: the whole run in well under 2 minutes")
+	quiet := b.quiet()
+	fsVersion := b.fsVersion("vlfs's file-system version (0: mkfs's default; 3 has no data checksums, for measuring what they cost)")
+	loopback := b.loopback()
+	workloads := b.fl.String("workloads", strings.Join(bench.PeerWorkloads(), ","), "comma-separated workload groups")
+	profileDir := b.fl.String("profile", "", "write mutex.pprof and block.pprof of the in-process vlfs server into this directory while the vlfs target runs")
+	cpuprofile := b.fl.String("cpuprofile", "", "write a CPU profile of the in-process vlfs server while the vlfs target runs")
+	sparse := b.fl.Bool("sparse", false, "leave the fuse2fs and vlfs images sparse (default: written full of zeros first, as a disk has no holes)")
+	rounds := b.fl.Int("rounds", 1, "run every target this many times, rotating which goes first, and report medians with each round's ratios (a noisy host moves one run's ratios)")
 	var sz sizeFlags
-	sz.register(fl)
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs bench peers [--quick] [--rounds N] [--targets native,fuse2fs,loopback,vlfs] [--workloads fio,varmail,oltp,meta,sqlite] [--head sim|profile:FILE] [--fs-version N] [--json]")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fl.NArg() != 0 {
-		fl.Usage()
+	sz.register(b.fl)
+	if !b.parse(args) {
 		return exitUsage
 	}
 	if *rounds < 1 {
-		fmt.Fprintf(stderr, "vlfs bench peers: --rounds %d: need at least 1\n", *rounds)
-		return exitUsage
+		return b.usageErr("--rounds %d: need at least 1", *rounds)
 	}
 	cfg := bench.PeersConfig{DiskName: *diskName, WorkDir: *dir, Quick: *quick, SparseImages: *sparse, CPUProfile: *cpuprofile, ProfileDir: *profileDir,
-		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), Logf: func(string, ...any) {}, FSVersion: uint32(*fsVersion)}
+		Rounds: *rounds, Sizes: bench.DefaultPeersSizes(), FSVersion: uint32(*fsVersion),
+		Model: b.model, Head: b.head}
 	if *quick {
 		cfg.Sizes = bench.QuickPeersSizes()
 	}
@@ -63,30 +52,14 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) int {
 		err = sz.apply(&cfg.Sizes)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "vlfs bench peers: %v\n", err)
-		return exitUsage
+		return b.usageErr("%v", err)
 	}
-	m, code := resolveDisk("bench peers", *diskName, stderr)
-	if m == nil {
-		return code
-	}
-	cfg.Model = m
-	if cfg.Head, err = parseHead(*head); err != nil {
-		fmt.Fprintf(stderr, "vlfs bench peers: %v\n", err)
-		return exitUsage
-	}
-	if !*quiet {
-		lg := log.New(stderr, "", log.Ltime)
-		cfg.Logf = lg.Printf
-	}
+	cfg.Logf = b.logf(*quiet)
 	if strings.Contains(*targets, bench.PeerLoopback) {
 		cfg.Loopback, cfg.LoopbackWhy = findLoopback(*loopback, cfg.Logf)
 	}
 	rep, err := bench.RunPeers(cfg)
-	if err != nil {
-		return benchFailure("peers", err, stderr)
-	}
-	return writeReport(rep, *asJSON, stdout, stderr)
+	return b.report(rep, err)
 }
 
 // pickNames parses a comma-separated subset of known names.

@@ -65,9 +65,6 @@ func rejectPlacement(cmd, s, why string, stderr io.Writer) bool {
 	return true
 }
 
-// headUsage is the --head flag's help on the simulated benchmarks.
-const headUsage = "eager placement's head model: sim (the simulator's own) or profile:FILE (vlfs profile; measured on the --disk in use)"
-
 // benchHead reads a benchmark's --head with mount's and mkfs's parser
 // (parseHead): nil is the simulated head. A bad value is a usage error,
 // reported as cmd's.

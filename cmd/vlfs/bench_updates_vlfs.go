@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,6 +21,23 @@ import (
 type updatesRows struct {
 	placements []vld.Placement
 	vlfs       bool
+	version    uint32 // --fs-version, of the vlfs row
+}
+
+// vlfsRows defines bench updates' and breakdown's --placement and
+// --fs-version, which parse reads into the rows returned.
+func (b *benchFlags) vlfsRows(def, usage string) *updatesRows {
+	place := b.fl.String("placement", def, usage)
+	version := b.fsVersion(fsVersionUsage)
+	rows := new(updatesRows)
+	b.checks = append(b.checks, func() bool {
+		var ok bool
+		if *rows, ok = parseUpdatesRows(b.cmd(), *place, b.stderr); ok {
+			rows.version, ok = checkFSVersion(b, *version, *rows)
+		}
+		return ok
+	})
+	return rows
 }
 
 // parseUpdatesRows reads that --placement: "all" (every logical-disk
@@ -52,36 +68,29 @@ func parseUpdatesRows(cmd, s string, stderr io.Writer) (updatesRows, bool) {
 	return r, true
 }
 
-// fsVersionFlag defines --fs-version. Its default, 0, is vlfs mkfs's own
-// default version; any other number goes to mkfs as it is, so that a
-// version this code does not name can be measured.
-func fsVersionFlag(fl *flag.FlagSet) *uint {
-	return fl.Uint("fs-version", 0, "file-system version of the vlfs row (0: vlfs mkfs's default)")
-}
+// fsVersionUsage is --fs-version's help in bench updates and breakdown.
+const fsVersionUsage = "file-system version of the vlfs row (0: vlfs mkfs's default)"
 
 // checkFSVersion refuses --fs-version when no vlfs row runs (it would
 // be silently ignored) or when it does not fit mkfs's version field.
-func checkFSVersion(cmd string, fl *flag.FlagSet, v uint, rows updatesRows, stderr io.Writer) (uint32, bool) {
-	set := false
-	fl.Visit(func(f *flag.Flag) { set = set || f.Name == "fs-version" })
+func checkFSVersion(b *benchFlags, v uint, rows updatesRows) (uint32, bool) {
 	switch {
-	case set && !rows.vlfs:
-		fmt.Fprintf(stderr, "vlfs %s: --fs-version applies to the %s row, which --placement leaves out\n", cmd, bench.PlaceVLFS)
+	case b.set("fs-version") && !rows.vlfs:
+		b.usageErr("--fs-version applies to the %s row, which --placement leaves out", bench.PlaceVLFS)
 		return 0, false
 	case v > math.MaxUint32:
-		fmt.Fprintf(stderr, "vlfs %s: --fs-version %d: out of range\n", cmd, v)
+		b.usageErr("--fs-version %d: out of range", v)
 		return 0, false
 	}
 	return uint32(v), true
 }
 
-// updatesFailure reports a failed run of bench updates or breakdown: a
+// updatesReport reports a run of bench updates or breakdown: a
 // file-system version mkfs refuses is a usage error (it fails before any
-// row is measured), anything else as benchFailure says.
-func updatesFailure(name string, err error, stderr io.Writer) int {
+// row is measured), anything else as report says.
+func updatesReport(b *benchFlags, rep *bench.Report, err error) int {
 	if errors.Is(err, vlfs.ErrInvalid) {
-		fmt.Fprintf(stderr, "vlfs bench %s: --fs-version: %v\n", name, err)
-		return exitUsage
+		return b.usageErr("--fs-version: %v", err)
 	}
-	return benchFailure(name, err, stderr)
+	return b.report(rep, err)
 }
