@@ -163,7 +163,10 @@ func MountBatch(cfg MountBatchConfig) (*Report, error) {
 	means := map[string]map[string]float64{}
 	for _, mode := range cfg.Modes {
 		b, _ := modeBatch(mode)
-		if err := t.mount(vlfs.Options{Logf: cfg.Logf, Clock: vld.ClockReal, Batch: b.String(), WriteThroughBytes: vlfs.DefaultWriteThrough}); err != nil {
+		o := vlfs.Options{Logf: cfg.Logf, WriteThroughBytes: vlfs.DefaultWriteThrough}
+		vo := vlfs.VolumeOptions(o)
+		vo.Clock, vo.Batch = vld.ClockReal, b
+		if err := t.mount(vo, o); err != nil {
 			return nil, fmt.Errorf("bench mountbatch: mounting with %s: %w", mode, err)
 		}
 		for _, l := range cfg.Loads {
@@ -220,7 +223,7 @@ func newMountBatchReport(cfg *MountBatchConfig, in disk.CStarInputs) *Report {
 // virtual clock, so that making it costs no wall time.
 func fillReadFile(img string, size int64) error {
 	t := &vlfsTarget{img: img}
-	fs, err := t.open(vlfs.Options{})
+	fs, err := t.open(vlfs.VolumeOptions(vlfs.Options{}), vlfs.Options{})
 	if err != nil {
 		return err
 	}
@@ -242,7 +245,8 @@ func fillReadFile(img string, size int64) error {
 // checkImage runs the file system's check on the unmounted image.
 func checkImage(img string) error {
 	t := &vlfsTarget{img: img}
-	fs, err := t.open(vlfs.Options{ReadOnly: true})
+	ro := vlfs.Options{ReadOnly: true}
+	fs, err := t.open(vlfs.VolumeOptions(ro), ro)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,8 @@ func startFullTarget(cfg FullnessConfig, name string) (peerTarget, error) {
 	// The compactor works on the real clock whenever no operation has
 	// arrived for its idle delay: between the fill's files and the
 	// phases, as a mounted vlfs's does (vlfs mount --compactor on).
-	if err := t.(*vlfsTarget).fs.StartCompactor(compactor.Config{}); err != nil {
+	vt := t.(*vlfsTarget)
+	if vt.compactor, err = compactor.StartBackground(vt.fs.CompactTarget(), compactor.Config{}, cfg.Logf); err != nil {
 		t.stop()
 		return nil, fmt.Errorf("starting the compactor: %w", err)
 	}

@@ -185,12 +185,14 @@ func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64)
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		return nil, err
 	}
-	place, opts := vld.PlaceEager, vlfs.Options{Clock: vld.ClockReal, Logf: cfg.Logf}
+	place, opts := vld.PlaceEager, vlfs.Options{Logf: cfg.Logf}
+	vo := vlfs.VolumeOptions(opts)
+	vo.Clock = vld.ClockReal
 	switch layout {
 	case LayoutSequential:
 		place = vld.PlaceInPlace
 	case LayoutProfile:
-		opts.Head = cfg.Profile
+		vo.Head = cfg.Profile
 	}
 	// The image lives in memory: the simulated disk's service times are
 	// slept on the real-time clock, and a host file under it would add the
@@ -200,7 +202,7 @@ func sqliteJournalRun(cfg SQLiteJournalConfig, layout string, thinkMean float64)
 	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model, Placement: place}); err != nil {
 		return nil, err
 	}
-	fs, err := vlfs.Mount(dev, opts)
+	fs, err := vlfs.MountWith(dev, vo, opts)
 	if err != nil {
 		dev.Close()
 		return nil, err

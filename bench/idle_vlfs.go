@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/compactor"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vlfs"
@@ -96,12 +97,14 @@ func vlfsFileBlocks(st vlfs.StatFS, u float64) int64 {
 // range of 1 % of the volume (or the largest burst), at the pointer depth
 // that holds most of the file at cfg.Utilization, written and not
 // fragmented: the empty-file-system reference.
+//
+// (cfg.volume sets the volume's head model and log window.)
 func vlfsImage(cfg IdleConfig, m *disk.Model, u float64) (*vlfsImg, error) {
 	dev := device.NewMem(cfg.DiskBytes)
 	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Head: cfg.Head}); err != nil {
 		return nil, err
 	}
-	fs, err := vlfs.Mount(dev, vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head, LogWindow: cfg.LogWindow})
+	fs, err := mountVLFS(dev, vlfs.Options{FlushInterval: time.Hour}, cfg.volume)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +167,7 @@ func vlfsUpdate(fs *vlfs.FS, ino vlfs.Ino, blk int64) error {
 // the pointer depth of their block.
 func vlfsPoint(cfg IdleConfig, im *vlfsImg, burstKB int, idleMs float64, on bool) (*idleResult, depthCount, error) {
 	var depths depthCount
-	fs, err := vlfs.Mount(device.MemFrom(im.img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head, LogWindow: cfg.LogWindow})
+	fs, err := mountVLFS(device.MemFrom(im.img), vlfs.Options{FlushInterval: time.Hour}, cfg.volume)
 	if err != nil {
 		return nil, depths, err
 	}
@@ -230,3 +233,7 @@ func vlfsPoint(cfg IdleConfig, im *vlfsImg, burstKB int, idleMs float64, on bool
 	_, r.emptyTracksEnd = t.Space(nil)
 	return r, depths, nil
 }
+
+// volume sets the head model and log window of a vlfs row's volume as the
+// logical disk's rows have them.
+func (cfg IdleConfig) volume(vo *vld.Options) { vo.Head, vo.LogWindow = cfg.Head, cfg.LogWindow }

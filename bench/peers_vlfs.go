@@ -8,8 +8,10 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/internal/wallhist"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
@@ -22,6 +24,7 @@ type vlfsTarget struct {
 	base, img, mnt string
 	fs             *vlfs.FS
 	srv            *fusefs.Server
+	compactor      *compactor.Background // the mount's, if started (fullness_target.go)
 	stopProfile    func()
 }
 
@@ -33,7 +36,10 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 	if err := os.Mkdir(t.mnt, 0o755); err != nil {
 		return nil, err
 	}
-	if err := t.mount(vlfs.Options{Logf: cfg.Logf, Head: cfg.Head, WriteThroughBytes: vlfs.DefaultWriteThrough}); err != nil {
+	o := vlfs.Options{Logf: cfg.Logf, WriteThroughBytes: vlfs.DefaultWriteThrough}
+	vo := vlfs.VolumeOptions(o)
+	vo.Head = cfg.Head
+	if err := t.mount(vo, o); err != nil {
 		return nil, err
 	}
 	var stops []func()
@@ -57,9 +63,9 @@ func startVLFS(cfg PeersConfig, base string) (peerTarget, error) {
 }
 
 // mount serves t.img on t.mnt in this process with opts.
-func (t *vlfsTarget) mount(opts vlfs.Options) error {
+func (t *vlfsTarget) mount(vo vld.Options, opts vlfs.Options) error {
 	var err error
-	if t.fs, err = t.open(opts); err != nil {
+	if t.fs, err = t.open(vo, opts); err != nil {
 		return err
 	}
 	t.srv, err = fusefs.Mount(t.mnt, t.fs, fusefs.Options{Options: fuseserve.Options{FSName: t.img, Image: t.img, Logf: opts.Logf}})
@@ -70,18 +76,24 @@ func (t *vlfsTarget) mount(opts vlfs.Options) error {
 	return nil
 }
 
-// open mounts t.img as a vlfs.FS, unserved.
-func (t *vlfsTarget) open(opts vlfs.Options) (*vlfs.FS, error) {
+// open mounts t.img as a vlfs.FS on a volume opened with vo, unserved.
+func (t *vlfsTarget) open(vo vld.Options, opts vlfs.Options) (*vlfs.FS, error) {
 	dev, err := device.OpenFile(t.img, device.FileOptions{ReadOnly: opts.ReadOnly, WritebackBytes: device.DefaultWritebackBytes})
 	if err != nil {
 		return nil, err
 	}
-	fs, err := vlfs.Mount(dev, opts)
-	if err != nil {
-		dev.Close()
-		return nil, err
+	return vlfs.MountWith(dev, vo, opts) // it closes dev on failure
+}
+
+// mountVLFS mounts dev with o on a volume of vlfs's default options as
+// with changes them (the benchmark's choice of head model, clock, batching
+// or log window; nil: none).
+func mountVLFS(dev device.Device, o vlfs.Options, with func(*vld.Options)) (*vlfs.FS, error) {
+	vo := vlfs.VolumeOptions(o)
+	if with != nil {
+		with(&vo)
 	}
-	return fs, nil
+	return vlfs.MountWith(dev, vo, o)
 }
 
 // mkfsVLFS formats a new image as `vlfs mkfs --size` does.
@@ -153,6 +165,12 @@ func (t *vlfsTarget) unmount() error {
 		fusefs.Unmount(t.mnt, true)
 	}
 	t.srv.Wait()
+	if t.compactor != nil {
+		if cerr := t.compactor.Stop(); err == nil {
+			err = cerr
+		}
+		t.compactor = nil
+	}
 	if cerr := t.fs.Close(); err == nil {
 		err = cerr
 	}

@@ -38,7 +38,9 @@ func newFSEnv(m *disk.Model, size int64, p vld.Placement, head *profile.Profile)
 }
 
 func (e *fsEnv) mount() error {
-	fs, err := vlfs.Mount(e.keep, vlfs.Options{Batch: "fifo", FlushInterval: 1000 * time.Hour, Head: e.head})
+	fs, err := mountVLFS(e.keep, vlfs.Options{FlushInterval: 1000 * time.Hour}, func(vo *vld.Options) {
+		vo.Batch, vo.Head = vld.Batch{Mode: vld.BatchFIFO}, e.head
+	})
 	if err != nil {
 		return fmt.Errorf("mount: %w", err)
 	}

@@ -51,7 +51,7 @@ func updatesVLFSRows(cfg UpdatesConfig, img []byte, rep *Report) error {
 
 // updatesVLFSPoint mounts a copy of img, runs the point and unmounts.
 func updatesVLFSPoint(cfg UpdatesConfig, img []byte, u float64) (map[string]any, error) {
-	fs, err := vlfs.Mount(device.MemFrom(img), vlfs.Options{FlushInterval: time.Hour, Head: cfg.Head})
+	fs, err := mountVLFS(device.MemFrom(img), vlfs.Options{FlushInterval: time.Hour}, func(vo *vld.Options) { vo.Head = cfg.Head })
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,10 @@
 // track it cannot list yet, and the compactor runs an index step before
 // choosing again (docs/compactor.md).
 //
+// Background (background.go) runs Run in a goroutine of its own until
+// Stop: the mount command starts one beside the file system, which does
+// not start or know of it.
+//
 // Concurrency: a Compactor is driven by one goroutine at a time (Think,
 // Run, Compact or Step); Stats may be called from any goroutine. Lock
 // order: Compactor.mu (stats only) is never held while calling the target.

@@ -23,12 +23,12 @@ func testImage(t *testing.T) *device.Mem {
 // testImageVersion is testImage at file-system version v (0: the default).
 func testImageVersion(t *testing.T, v uint32) *device.Mem {
 	t.Helper()
-	return testImageWith(t, v, vlfs.Options{})
+	return testImageWith(t, v, false)
 }
 
-// testImageWith is testImage at file-system version v, written by a mount
-// with options o (KeepLog: stopped as builds before piece copies did).
-func testImageWith(t *testing.T, v uint32, o vlfs.Options) *device.Mem {
+// testImageWith is testImage at file-system version v, stopped as builds
+// before piece copies did if keepLog (vld.Options.KeepLog).
+func testImageWith(t *testing.T, v uint32, keepLog bool) *device.Mem {
 	t.Helper()
 	m, err := disk.Preset("st19101")
 	if err != nil {
@@ -38,7 +38,9 @@ func testImageWith(t *testing.T, v uint32, o vlfs.Options) *device.Mem {
 	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: m, Version: v}); err != nil {
 		t.Fatal(err)
 	}
-	fs, err := vlfs.Mount(noClose{dev}, o)
+	vo := vlfs.VolumeOptions(vlfs.Options{})
+	vo.KeepLog = keepLog
+	fs, err := vlfs.MountWith(noClose{dev}, vo, vlfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +146,7 @@ func TestMatrixDataReadsEIO(t *testing.T) {
 // gives it. A log entry, written once, has no stale older version: that
 // row is skipped, and says why.
 func TestMatrixLogKinds(t *testing.T) {
-	img := testImageWith(t, 0, vlfs.Options{KeepLog: true})
+	img := testImageWith(t, 0, true)
 	rep, err := Run(Config{Image: img, Kinds: []string{KindTail, KindLogRoot, KindLogEntry}, Samples: 3, Seed: 4})
 	if err != nil {
 		t.Fatal(err)

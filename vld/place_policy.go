@@ -102,6 +102,10 @@ func (v *Volume) initPlacement() error {
 // Placement is how the volume places client writes.
 func (v *Volume) Placement() Placement { return v.place.policy }
 
+// ReadOnly reports whether the volume was opened read-only
+// (Options.ReadOnly): a file system on it must not change anything.
+func (v *Volume) ReadOnly() bool { return v.opts.ReadOnly }
+
 // hintLocked records o's hints for the placement of the next n blocks.
 // Hints of the wrong length are ignored.
 func (v *Volume) hintLocked(o WriteOpts, n int) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
@@ -67,9 +66,11 @@ type StatFS struct {
 	Bsize, Namelen                      uint32
 }
 
-// Options tune a mounted file system. The zero value is the default.
+// Options tune a mounted file system. The zero value is the default. How
+// the volume under it runs (its clock, head model, write batching, log
+// window) is the volume's business: the caller opens it (vld.Open, or
+// MountWith's vld.Options) and hands it over (Open).
 type Options struct {
-	Clock           vld.Clock
 	DirtyLimitBytes int64         // buffered dirty data before writers flush; default 64 MiB
 	FlushInterval   time.Duration // age after which the background flusher commits; default 5s
 	// WriteThroughBytes: the whole blocks of a write this large or larger
@@ -78,21 +79,7 @@ type Options struct {
 	// cache buffers them already.
 	WriteThroughBytes int64
 	ReadOnly          bool
-	// Batch is the volume's write-batching policy as vld.ParseBatch reads
-	// it ("auto" = c* of the disk model, "fifo", "segment", N); "" means
-	// auto, read priority with batches of c* blocks.
-	Batch string
-	// Head is a measured write-cost profile for the profiled head model
-	// (docs/profiled-head.md); nil uses the simulated head.
-	Head *profile.Profile
-	// LogWindow is the volume's log window as a fraction of the disk's
-	// tracks (vld.Options.LogWindow); 0 is the default, 1/16.
-	LogWindow float64
-	// KeepLog stops the volume as builds before piece copies did
-	// (vld.Options.KeepLog): the log stays in single entries. For tests
-	// and damage runs of the images such builds left.
-	KeepLog bool
-	Logf    func(string, ...any)
+	Logf              func(string, ...any)
 	// TinyCaches is for crash tests: keep one clean inode, inode block and
 	// indirect block and one dirty inode in memory, so that metadata
 	// (inode and indirect blocks) is written out and evicted between
@@ -249,10 +236,9 @@ type Stats struct {
 	// (0 under version 1).
 	FSVersion   uint32
 	Nodes       int64
-	Utilization float64          // fraction of client blocks in use
-	Vol         vld.Stats        // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
-	Compactor   *compactor.Stats // the background compactor's counters; nil when it is off
-	Wall        WallStats        // wall-clock latencies of fsyncs and commits
+	Utilization float64   // fraction of client blocks in use
+	Vol         vld.Stats // the volume's counters (simulated time breakdown, flushes, log length, checkpoints)
+	Wall        WallStats // wall-clock latencies of fsyncs and commits
 }
 
 // WallStats are wall-clock latencies, as histograms (internal/wallhist).

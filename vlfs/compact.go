@@ -7,7 +7,8 @@ import (
 // compaction is the file system's side of the idle-time compactor
 // (package compactor; docs/compactor.md): the reverse map, the inodes
 // whose block positions must be looked up again, and the blocks read
-// ahead. Guarded by FS.mu, except run (its own leaf mutex).
+// ahead. Guarded by FS.mu. The compactor itself belongs to whoever runs
+// it (the mount command: compactor.Background).
 type compaction struct {
 	rev revMap
 	// index holds inodes some of whose blocks the reverse map does not
@@ -28,7 +29,6 @@ type compaction struct {
 	// snapshot: a later Move or Settle must commit even if it moves
 	// nothing itself.
 	unsettled int
-	run       compactRun
 }
 
 // revLocked returns the reverse map, building it on first use: the inode

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/vlfs/vlfs/vld"
 )
 
 // TestConcurrentFsync runs writers that fsync after every write from
@@ -75,7 +73,7 @@ func concurrentWriter(fs *FS, w, writes int) error {
 // that encoded an older version of the inode lands.
 func TestAttrChangeDuringCommit(t *testing.T) {
 	dev := newFormatted(t, 32<<20)
-	im := mountImage(t, dev, Options{Clock: vld.ClockReal})
+	im := mountImageVol(t, dev, realClock(Options{}), Options{})
 	fs := im.fs
 	a := must(fs.Create(RootIno, "attrs", 0o600, 0, 0)).ok(t)
 	b := must(fs.Create(RootIno, "busy", 0o600, 0, 0)).ok(t)

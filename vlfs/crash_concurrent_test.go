@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -21,7 +20,8 @@ func TestCrashConcurrentFsync(t *testing.T) {
 	rec := device.NewCrash(base)
 	// Real-time clock: the volume sleeps its simulated service times, so
 	// fsyncs overlap and share commits.
-	fs := must(Mount(noClose{rec}, Options{FlushInterval: time.Hour, Clock: vld.ClockReal})).ok(t)
+	o := Options{FlushInterval: time.Hour}
+	fs := must(MountWith(noClose{rec}, *realClock(o), o)).ok(t)
 	const writers, records = 4, 12
 	type ack struct{ flushes, length int }
 	acks := make([][]ack, writers)

@@ -1,7 +1,11 @@
 // Package vlfs is the file-system core of vlfs: inodes, directories, file
 // data, the inode map and recovery, stored on a vld.Volume. It knows nothing
 // about FUSE (package vlfs/fusefs adapts it) and never computes disk
-// positions (the volume places every block).
+// positions (the volume places every block). It sees only the volume:
+// Open takes a *vld.Volume the caller opened with the clock, head model,
+// batching and log window it chose (Mount and MountWith open one first, as
+// a convenience), and the idle-time compactor runs beside the file system
+// (compactor.Background over CompactTarget), started by whoever mounts it.
 //
 // # Structure
 //

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -18,6 +19,7 @@ type testImage struct {
 	dev    device.Device
 	fs     *FS
 	o      Options
+	vo     *vld.Options // the volume's options if not VolumeOptions(o)
 	limits *cacheLimits // if set, applied at every mount
 }
 
@@ -58,7 +60,22 @@ func newFormattedVersion(t testing.TB, size int64, v uint32) *device.Mem {
 // final Check and Close.
 func mountImage(t testing.TB, dev device.Device, o Options) *testImage {
 	t.Helper()
-	im := &testImage{t: t, dev: dev, o: o}
+	return mountImageVol(t, dev, nil, o)
+}
+
+// realClock is the default volume options of o on the real-time clock:
+// each device request takes its simulated service time.
+func realClock(o Options) *vld.Options {
+	vo := VolumeOptions(o)
+	vo.Clock = vld.ClockReal
+	return &vo
+}
+
+// mountImageVol is mountImage with the volume's options vo (nil: the
+// default, VolumeOptions).
+func mountImageVol(t testing.TB, dev device.Device, vo *vld.Options, o Options) *testImage {
+	t.Helper()
+	im := &testImage{t: t, dev: dev, o: o, vo: vo}
 	im.mount()
 	t.Cleanup(func() {
 		if im.fs == nil {
@@ -76,7 +93,11 @@ func mountImage(t testing.TB, dev device.Device, o Options) *testImage {
 
 func (im *testImage) mount() {
 	im.t.Helper()
-	fs, err := Mount(noClose{im.dev}, im.o)
+	vo := VolumeOptions(im.o)
+	if im.vo != nil {
+		vo = *im.vo
+	}
+	fs, err := MountWith(noClose{im.dev}, vo, im.o)
 	if err != nil {
 		im.t.Fatalf("mount: %v", err)
 	}

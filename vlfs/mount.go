@@ -115,24 +115,46 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 	return fs
 }
 
-// Mount opens the volume on dev, recovers it, walks the metadata (declaring
-// every referenced block live) and reclaims orphans (inodes unlinked while
-// open when the system stopped). The FS owns dev from now on: Close closes
-// it. An inconsistent image gives an error wrapping ErrNeedsRepair.
+// VolumeOptions are the volume options of a mount that does not choose
+// its own (Mount): o's read-only flag and log, the virtual clock, the
+// simulated head, read priority with write batches of c* blocks.
+func VolumeOptions(o Options) vld.Options {
+	return vld.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: vld.Batch{Mode: vld.BatchAuto}}
+}
+
+// Mount is MountWith the default volume options (VolumeOptions).
 func Mount(dev device.Device, o Options) (*FS, error) {
-	batch, err := vld.ParseBatch(cmp.Or(o.Batch, "auto"))
-	if err != nil {
-		dev.Close()
-		return nil, fmt.Errorf("mount: %w: %w", ErrInvalid, err)
-	}
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: batch, Head: o.Head, LogWindow: o.LogWindow, KeepLog: o.KeepLog})
+	return MountWith(dev, VolumeOptions(o), o)
+}
+
+// MountWith opens the volume on dev as vo says (its clock, head model,
+// batching, log window: the caller's choice of disk) and the file system
+// on it (Open). The FS owns dev from now on, also on failure: Close
+// closes it.
+func MountWith(dev device.Device, vo vld.Options, o Options) (*FS, error) {
+	vol, err := vld.Open(dev, vo)
 	if err != nil {
 		dev.Close() // ours from the call on, as on every other failure
-		return nil, fmt.Errorf("mount: %w", openError(err))
+		return nil, fmt.Errorf("mount: %w", VolumeError(err))
 	}
-	fs, err := mountVolume(vol, o)
+	fs, err := Open(vol, o)
 	if err != nil {
 		vol.Close()
+		return nil, err
+	}
+	return fs, nil
+}
+
+// Open is the file system on vol, which the caller opened (vld.Open): it
+// walks the metadata (declaring every referenced block live) and reclaims
+// orphans (inodes unlinked while open when the system stopped). The FS
+// owns vol from now on: Close closes it; on failure the caller still does.
+// The file system is read-only if o or the volume is. An inconsistent
+// image gives an error wrapping ErrNeedsRepair.
+func Open(vol *vld.Volume, o Options) (*FS, error) {
+	o.ReadOnly = o.ReadOnly || vol.ReadOnly()
+	fs, err := mountVolume(vol, o)
+	if err != nil {
 		return nil, fmt.Errorf("mount: %w", err)
 	}
 	return fs, nil
@@ -437,9 +459,6 @@ func (fs *FS) Close() error {
 		return fmt.Errorf("close: %w", ErrInvalid)
 	}
 	fs.unlock()
-	if cerr := fs.StopCompactor(); cerr != nil {
-		fs.logf("vlfs: close: %v", cerr)
-	}
 	if fs.stop != nil {
 		close(fs.stop)
 		<-fs.stopped

@@ -101,9 +101,11 @@ func isDamage(err error) bool {
 	return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNeedsRepair) || errors.Is(err, vld.ErrCorrupt)
 }
 
-// openError classifies vld.Open's error: a damaged volume needs repair,
-// an image with no volume is not vlfs.
-func openError(err error) error {
+// VolumeError classifies vld.Open's error for a vlfs image: a damaged
+// volume needs repair (ErrNeedsRepair), an image with no volume is not
+// vlfs (ErrNotVLFS). Callers that open the volume themselves (Open) use it
+// to say so as Mount does.
+func VolumeError(err error) error {
 	switch {
 	case errors.Is(err, vld.ErrNotFormatted):
 		return fmt.Errorf("%w: %w", err, ErrNotVLFS)
@@ -117,9 +119,9 @@ func openError(err error) error {
 // count damaged to 0 must not free a file that directories still name.
 // No background flusher runs: the repair commits once, at Close.
 func mountForRepair(dev device.Device, o Options) (*FS, error) {
-	vol, err := vld.Open(dev, vld.Options{Clock: o.Clock, Logf: o.Logf, Head: o.Head, AcceptLoss: true})
+	vol, err := vld.Open(dev, vld.Options{Logf: o.Logf, AcceptLoss: true})
 	if err != nil {
-		return nil, fmt.Errorf("mount: %w", openError(err))
+		return nil, fmt.Errorf("mount: %w", VolumeError(err))
 	}
 	fs, err := mountVolumeForRepair(vol, o)
 	if err != nil {

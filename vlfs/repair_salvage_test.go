@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	vondisk "github.com/vlfs/vlfs/vld/ondisk"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
@@ -29,15 +30,15 @@ type salvageFixture struct {
 
 func newSalvageFixture(t *testing.T, version uint32) *salvageFixture {
 	t.Helper()
-	return newSalvageFixtureWith(t, version, Options{})
+	return newSalvageFixtureWith(t, version, VolumeOptions(Options{}))
 }
 
-// newSalvageFixtureWith is newSalvageFixture mounted with o.
-func newSalvageFixtureWith(t *testing.T, version uint32, o Options) *salvageFixture {
+// newSalvageFixtureWith is newSalvageFixture on a volume opened with vo.
+func newSalvageFixtureWith(t *testing.T, version uint32, vo vld.Options) *salvageFixture {
 	t.Helper()
 	x := &salvageFixture{dev: newFormattedVersion(t, 16<<20, version), files: map[Ino][]byte{}, paths: map[Ino]string{},
 		addr: map[string]uint64{}, hits: map[string][]Ino{}}
-	fs := must(Mount(noClose{x.dev}, o)).ok(t)
+	fs := must(MountWith(noClose{x.dev}, vo, Options{})).ok(t)
 	d := must(fs.Mkdir(RootIno, "d", 0o755, 0, 0)).ok(t).Ino
 	many := must(fs.Mkdir(d, "many", 0o755, 0, 0)).ok(t).Ino
 	f := x.file(t, fs, d, "f", "/d/f", 9000)
@@ -293,7 +294,9 @@ func TestRepairSalvageWithRecords(t *testing.T) {
 // before the last commit and says that commit is lost, and the result
 // checks clean and mounts.
 func TestRepairDamagedLogRoot(t *testing.T) {
-	x := newSalvageFixtureWith(t, ondisk.FSVersion, Options{KeepLog: true})
+	vo := VolumeOptions(Options{})
+	vo.KeepLog = true
+	x := newSalvageFixtureWith(t, ondisk.FSVersion, vo)
 	tb := make([]byte, 4096)
 	must(x.dev.ReadAt(tb, vondisk.TailAddr*4096)).ok(t)
 	tail := must(vondisk.DecodeTail(tb)).ok(t)

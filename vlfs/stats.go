@@ -147,7 +147,6 @@ func (fs *FS) Stats() Stats {
 	s.Nodes = fs.imap.placed
 	fs.mu.Unlock()
 	s.Vol = fs.vol.Stats()
-	s.Compactor = fs.compactorStats()
 	w := &fs.stats.wall
 	s.Wall = WallStats{Fsync: w.fsync.Snapshot(), Commit: w.commit.Snapshot(),
 		CommitWriteOut: w.writeOut.Snapshot(), CommitPlan: w.plan.Snapshot(), CommitVolume: w.volume.Snapshot()}

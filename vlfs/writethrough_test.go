@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -224,7 +223,8 @@ func TestFsyncDuringStreamingWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-time clock")
 	}
-	im := mountImage(t, newFormatted(t, 1<<30), Options{Logf: t.Logf, WriteThroughBytes: 64 << 10, Clock: vld.ClockReal})
+	o := Options{Logf: t.Logf, WriteThroughBytes: 64 << 10}
+	im := mountImageVol(t, newFormatted(t, 1<<30), realClock(o), o)
 	fs := im.fs
 	data := bytes.Repeat([]byte("streaming writes"), (128<<10)/16)
 	stop := make(chan struct{})

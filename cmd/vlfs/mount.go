@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/fuseserve"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
@@ -43,6 +44,9 @@ type mountArgs struct {
 
 	fuse  fusefs.Options
 	fsOpt vlfs.Options
+	// vol is how the volume under the file system runs (clock, batching,
+	// head model, log window): the command opens it and hands it to vlfs.
+	vol vld.Options
 }
 
 // optionList collects repeated -o flags.
@@ -187,32 +191,31 @@ func (a *mountArgs) applyOptions() error {
 			if err != nil || !(f > 0 && f <= 1) {
 				return fmt.Errorf("-o %s: want a fraction of the disk's tracks in (0, 1] (as log_window=0.25; default 1/16)", o)
 			}
-			a.fsOpt.LogWindow = f
+			a.vol.LogWindow = f
 		default:
 			return fmt.Errorf("unknown mount option %q (see docs/mounting.md)", o)
 		}
 	}
 	switch a.clock {
 	case "virtual":
-		a.fsOpt.Clock = vld.ClockVirtual
+		a.vol.Clock = vld.ClockVirtual
 	case "real":
-		a.fsOpt.Clock = vld.ClockReal
+		a.vol.Clock = vld.ClockReal
 	default:
 		return fmt.Errorf("--clock %q: want virtual or real", a.clock)
 	}
-	a.fsOpt.ReadOnly = a.fuse.ReadOnly
+	a.fsOpt.ReadOnly, a.vol.ReadOnly = a.fuse.ReadOnly, a.fuse.ReadOnly
 	if err := checkCompactorFlag(a.compactor); err != nil {
 		return err
 	}
-	if _, err := vld.ParseBatch(a.batch); err != nil {
+	b, err := vld.ParseBatch(a.batch)
+	if err != nil {
 		return fmt.Errorf("--batch: %w", err)
 	}
-	a.fsOpt.Batch = a.batch
-	p, err := parseHead(a.head)
-	if err != nil {
+	a.vol.Batch = b
+	if a.vol.Head, err = parseHead(a.head); err != nil {
 		return err
 	}
-	a.fsOpt.Head = p
 	return nil
 }
 
@@ -232,9 +235,9 @@ func parseHead(s string) (*profile.Profile, error) {
 	return p, nil
 }
 
-// openImage opens and mounts the file system in the image, explaining the
-// failures a user can fix.
-func openImage(a *mountArgs, logf func(string, ...any)) (*vlfs.FS, error) {
+// openImage opens the image's volume as the flags say, the file system on
+// it and the compactor beside it, explaining the failures a user can fix.
+func openImage(a *mountArgs, logf func(string, ...any)) (*mountedImage, error) {
 	if _, err := os.Stat(a.image); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("image %s does not exist; create it with: vlfs mkfs %s", a.image, a.image)
 	}
@@ -245,22 +248,46 @@ func openImage(a *mountArgs, logf func(string, ...any)) (*vlfs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := a.fsOpt
-	o.Logf = logf
-	fsys, err := vlfs.Mount(dev, o)
+	o, vo := a.fsOpt, a.vol
+	o.Logf, vo.Logf = logf, logf
+	vol, err := vld.Open(dev, vo)
 	if err != nil {
 		dev.Close()
+		return nil, explainMountError(a.image, vlfs.VolumeError(err))
+	}
+	fsys, err := vlfs.Open(vol, o)
+	if err != nil {
+		vol.Close()
 		return nil, explainMountError(a.image, err)
 	}
+	m := &mountedImage{fs: fsys}
 	if err := checkPlacement(a, fsys); err != nil {
-		fsys.Close()
+		m.close()
 		return nil, err
 	}
-	if err := startCompactor(a, fsys); err != nil {
-		fsys.Close()
+	if m.compactor, err = startCompactor(a, fsys); err != nil {
+		m.close()
 		return nil, err
 	}
-	return fsys, nil
+	return m, nil
+}
+
+// mountedImage is a mounted file system and the compactor the mount runs
+// beside it (nil: off).
+type mountedImage struct {
+	fs        *vlfs.FS
+	compactor *compactor.Background
+}
+
+// close stops the compactor, then closes the file system (and the volume
+// and the image under it).
+func (m *mountedImage) close() error {
+	if m.compactor != nil {
+		if err := m.compactor.Stop(); err != nil {
+			m.fs.Logf("vlfs: close: %v", err)
+		}
+	}
+	return m.fs.Close()
 }
 
 func explainMountError(img string, err error) error {

@@ -18,21 +18,26 @@ func checkCompactorFlag(s string) error {
 }
 
 // startCompactor starts the mount's background compactor unless it is
-// off or the mount is read-only (nothing may move then). On a volume that
+// off or the mount is read-only (nothing may move then): the command runs
+// it beside the file system, which does not know of it. On a volume that
 // does not place eagerly (inplace, lfs, range) the compactor has no job:
 // "on", the default, is then a no-op that the mount's log says.
-func startCompactor(a *mountArgs, fsys *vlfs.FS) error {
+func startCompactor(a *mountArgs, fsys *vlfs.FS) (*compactor.Background, error) {
 	if a.compactor == "off" || a.fsOpt.ReadOnly {
-		return nil
+		return nil, nil
 	}
-	err := fsys.StartCompactor(compactor.Config{})
+	err := fsys.Compactable()
 	if errors.Is(err, vlfs.ErrNotSupported) {
 		fsys.Logf("vlfs: compactor off: %s has placement %s; the idle-time compactor is for eager volumes only (docs/compactor.md)",
 			a.image, fsys.Stats().Vol.Placement)
-		return nil
+		return nil, nil
+	}
+	var bg *compactor.Background
+	if err == nil {
+		bg, err = compactor.StartBackground(fsys.CompactTarget(), compactor.Config{}, fsys.Logf)
 	}
 	if err != nil {
-		return fmt.Errorf("starting the compactor: %w", err)
+		return nil, fmt.Errorf("starting the compactor: %w", err)
 	}
-	return nil
+	return bg, nil
 }

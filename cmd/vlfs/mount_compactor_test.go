@@ -63,12 +63,12 @@ func TestMountCompactorPlacement(t *testing.T) {
 				t.Fatalf("parse: exit %d", code)
 			}
 			var log strings.Builder
-			fsys, err := openImage(a, func(f string, args ...any) { fmt.Fprintf(&log, f+"\n", args...) })
+			m, err := openImage(a, func(f string, args ...any) { fmt.Fprintf(&log, f+"\n", args...) })
 			if err != nil {
 				t.Fatal(err)
 			}
-			running := fsys.Stats().Compactor != nil
-			if err := fsys.Close(); err != nil {
+			running := m.compactor != nil
+			if err := m.close(); err != nil {
 				t.Fatal(err)
 			}
 			said := strings.Contains(log.String(), "compactor off: "+img+" has placement "+tc.place)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
 
@@ -52,18 +51,19 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	if err := checkMountPoint(dir, "vlfs umount", ifMounted); err != nil {
 		return fail(err)
 	}
-	fsys, err := openImage(a, logger.Printf)
+	m, err := openImage(a, logger.Printf)
 	if err != nil {
 		return fail(err)
 	}
 	fo := a.fuse
 	fo.Logf = logger.Printf
+	fo.Compactor = m.compactor
 	if a.debug {
 		fo.Debug = func(m string) { logger.Print(m) }
 	}
 	loop, err := attachLoop(a, logger.Printf)
 	if err != nil {
-		fsys.Close()
+		m.close()
 		return fail(err)
 	}
 	if loop != nil {
@@ -72,9 +72,9 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 		defer loop.Close()
 		fo.BlockDevice = loop.Path
 	}
-	srv, err := fusefs.Mount(dir, fsys, fo)
+	srv, err := fusefs.Mount(dir, m.fs, fo)
 	if err != nil {
-		fsys.Close()
+		m.close()
 		return fail(fuseMountFailed(dir, err))
 	}
 	if stop, err := startCPUProfile(a.cpuProfile); err != nil {
@@ -92,7 +92,7 @@ func mountForeground(a *mountArgs, stdout, stderr io.Writer) int {
 	// The first signal unmounts, the next aborts; then the image closes.
 	return serveUntilEnded(srv.Wait, sigs,
 		func(sig os.Signal, n int) bool { return onSignal(srv, sig, n, logw) },
-		func() int { return closeFS(fsys, srv.Dir(), a.image, logw) })
+		func() int { return closeFS(m, srv.Dir(), a.image, logw) })
 }
 
 // logWriter is where the daemon logs: --log FILE, else stderr.
@@ -137,10 +137,10 @@ func onSignal(srv *fusefs.Server, sig os.Signal, n int, w io.Writer) bool {
 
 // closeFS closes the image once the mount has ended, logs how that went
 // and leaves the same for vlfs umount (mount_exit.go).
-func closeFS(fsys *vlfs.FS, dir, img string, w io.Writer) int {
+func closeFS(m *mountedImage, dir, img string, w io.Writer) int {
 	r := exitReport{PID: os.Getpid(), Dir: dir, Image: img, Clean: true}
 	code := exitOK
-	if err := fsys.Close(); err != nil {
+	if err := m.close(); err != nil {
 		r.Clean, r.Error = false, fmt.Sprintf("closing %s failed: %v; what was not committed before is lost, the next mount recovers the last commit", img, err)
 		fmt.Fprintf(w, "vlfs: %s unmounted, but %s\n", dir, r.Error)
 		code = exitFailure

@@ -45,7 +45,7 @@ func TestParseMountArgs(t *testing.T) {
 		if code != exitOK {
 			continue
 		}
-		if a.image != "img" || a.dir != "dir" || a.fsOpt.Clock != tc.clock || a.fsOpt.ReadOnly != tc.ro ||
+		if a.image != "img" || a.dir != "dir" || a.vol.Clock != tc.clock || a.fsOpt.ReadOnly != tc.ro ||
 			a.fuse.ReadOnly != tc.ro || a.fuse.AllowOther != tc.other || !filepath.IsAbs(a.fuse.FSName) || a.blkdev != tc.blk {
 			t.Errorf("%q: parsed %+v", tc.args, a)
 		}
@@ -62,11 +62,11 @@ func TestMountBufferOptions(t *testing.T) {
 	if code != exitOK || a.writeback != 0 {
 		t.Fatalf("exit %d, writeback %d", code, a.writeback)
 	}
-	if a.fsOpt.FlushInterval != 500*time.Millisecond || a.fsOpt.DirtyLimitBytes != 8<<20 || a.fsOpt.LogWindow != 0.25 || a.fsOpt.WriteThroughBytes != 0 {
-		t.Fatalf("FlushInterval %v, DirtyLimitBytes %d, LogWindow %v, WriteThroughBytes %d", a.fsOpt.FlushInterval, a.fsOpt.DirtyLimitBytes, a.fsOpt.LogWindow, a.fsOpt.WriteThroughBytes)
+	if a.fsOpt.FlushInterval != 500*time.Millisecond || a.fsOpt.DirtyLimitBytes != 8<<20 || a.vol.LogWindow != 0.25 || a.fsOpt.WriteThroughBytes != 0 {
+		t.Fatalf("FlushInterval %v, DirtyLimitBytes %d, LogWindow %v, WriteThroughBytes %d", a.fsOpt.FlushInterval, a.fsOpt.DirtyLimitBytes, a.vol.LogWindow, a.fsOpt.WriteThroughBytes)
 	}
 	a, code = parseMountArgs([]string{"img", "dir"}, &strings.Builder{})
-	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 || a.fsOpt.LogWindow != 0 || a.fsOpt.WriteThroughBytes != vlfs.DefaultWriteThrough ||
+	if code != exitOK || a.fsOpt.FlushInterval != 0 || a.fsOpt.DirtyLimitBytes != 0 || a.vol.LogWindow != 0 || a.fsOpt.WriteThroughBytes != vlfs.DefaultWriteThrough ||
 		a.writeback != device.DefaultWritebackBytes {
 		t.Fatalf("defaults: exit %d, %+v", code, a.fsOpt)
 	}

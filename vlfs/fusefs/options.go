@@ -5,6 +5,7 @@ import (
 
 	"bazil.org/fuse"
 
+	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/fuseserve"
 )
 
@@ -52,6 +53,9 @@ type Options struct {
 	// goes through this mount, so the caches cannot go stale behind the
 	// kernel's back.
 	EntryTimeout, AttrTimeout time.Duration
+	// Compactor is the background compactor the mount runs beside the file
+	// system (nil: none): the stats file reports its counters.
+	Compactor *compactor.Background
 	// NoWritebackCache turns the kernel's writeback cache off: every
 	// write(2) then becomes a FUSE write request.
 	NoWritebackCache bool

@@ -178,8 +178,7 @@ func ReportOf(st vlfs.Stats) Report {
 		BatchPolicy: v.BatchPolicy, BatchBlocks: v.BatchBlocks,
 		Placement: v.Placement, HeadModel: v.HeadModel,
 		AllocDecisions: v.AllocDecisions, AllocBlocks: v.AllocBlocks,
-		Compactor: compactorReport(st.Compactor),
-		Wall:      wallLatency(st),
+		Wall: wallLatency(st),
 	}
 	for k, o := range st.Ops {
 		r.Ops[k] = OpBytes{o.Count, o.Bytes}
@@ -196,6 +195,10 @@ func ReportOf(st vlfs.Stats) Report {
 // Report returns the live counters of the mount.
 func (s *Server) Report() Report {
 	r := ReportOf(s.fs.Stats())
+	if c := s.opt.Compactor; c != nil {
+		cs := c.Stats()
+		r.Compactor = compactorReport(&cs)
+	}
 	r.Source = "mount"
 	r.Image = s.opt.Image
 	r.Mountpoint = s.dir

@@ -23,12 +23,13 @@ func TestReportOf(t *testing.T) {
 			Sim:      vld.Breakdown{OverheadMs: 1, TransferMs: 2, LocateMs: 3, OtherMs: 4},
 			Clock:    "simulated", TotalBlocks: 100, FreeBlocks: 75,
 			AllocDecisions: 3, AllocBlocks: 4, AllocNs: 1000},
-		Compactor: &compactor.Stats{NoHoles: 2, Stuck: "no hole left"},
 	}
 	var flush wallhist.Hist
 	flush.Record(130 * time.Microsecond)
 	st.Vol.FlushWall = flush.Snapshot()
 	r := ReportOf(st)
+	// A mount's server adds its compactor's counters (Options.Compactor).
+	r.Compactor = compactorReport(&compactor.Stats{NoHoles: 2, Stuck: "no hole left"})
 	if r.Wall.DeviceFlush.Count != 1 || r.Wall.Commit.Count != 0 {
 		t.Fatalf("wall latency %+v", r.Wall)
 	}
