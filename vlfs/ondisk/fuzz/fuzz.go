@@ -1,4 +1,4 @@
-package ondisk
+package fuzz
 
 import (
 	"encoding/binary"
@@ -6,9 +6,10 @@ import (
 	"slices"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
+	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
-// This file holds the fuzz targets of the package, one function per
+// This file holds the fuzz targets of package ondisk, one function per
 // decoder, shared by the two engines: the native targets (fuzz_test.go,
 // `go test -fuzz`) and the go-fuzz adapters (gofuzz.go, built only with
 // the gofuzz tag). Each takes the fuzzer's bytes and returns go-fuzz's
@@ -22,6 +23,12 @@ import (
 // (an owner inode number, a level); each target decodes both the bytes as
 // given and a copy with a correct checksum, so that mutations get past
 // the CRC and reach the field checks.
+
+// seal writes the checksum of b into b[crcOff:crcOff+4], as ondisk's
+// encoders do.
+func seal(b []byte, crcOff int) {
+	binary.LittleEndian.PutUint32(b[crcOff:], ondisk.Checksum(b, crcOff))
+}
 
 // fuzzParams splits 8 parameter bytes off data.
 func fuzzParams(data []byte) (uint64, []byte, bool) {
@@ -49,14 +56,14 @@ func fuzzInode(data []byte) (int, error) {
 	}
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
-		for _, x := range resealed(b[:min(len(b), InodeSize)], inodeCRCOff) {
-			n, err := DecodeInode(x, ino)
+		for _, x := range resealed(b[:min(len(b), ondisk.InodeSize)], ondisk.InodeCRCOff) {
+			n, err := ondisk.DecodeInode(x, ino)
 			if err != nil {
 				continue
 			}
-			out := make([]byte, InodeSize)
+			out := make([]byte, ondisk.InodeSize)
 			n.Encode(out)
-			n2, err := DecodeInode(out, ino)
+			n2, err := ondisk.DecodeInode(out, ino)
 			if err != nil {
 				return 0, fmt.Errorf("re-encoded inode rejected: %w", err)
 			}
@@ -75,7 +82,7 @@ func fuzzInodeBlock(data []byte) (int, error) {
 		return 0, nil
 	}
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
-		if DecodeInodeBlock(b, first, func(int, *Inode) error { return nil }) != nil {
+		if ondisk.DecodeInodeBlock(b, first, func(int, *ondisk.Inode) error { return nil }) != nil {
 			return 0, nil
 		}
 		return 1, nil
@@ -90,11 +97,13 @@ func fuzzIndirect(data []byte) (int, error) {
 	owner, level := p>>8, int(p&0xff)
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
-		for _, x := range resealed(b, blockCRCOff) {
+		for _, x := range resealed(b, ondisk.BlockCRCOff) {
 			for _, summed := range []bool{false, true} {
-				ok, err := pointersRoundTrip("indirect block", x, PerIndirectFor(len(x), summed), summed,
-					func(b []byte, dst []uint64, sums []uint32) error { return DecodeIndirect(b, owner, level, dst, sums) },
-					func(b []byte, dst []uint64, sums []uint32) { EncodeIndirect(b, owner, level, dst, sums) })
+				ok, err := pointersRoundTrip("indirect block", x, ondisk.PerIndirectFor(len(x), summed), summed,
+					func(b []byte, dst []uint64, sums []uint32) error {
+						return ondisk.DecodeIndirect(b, owner, level, dst, sums)
+					},
+					func(b []byte, dst []uint64, sums []uint32) { ondisk.EncodeIndirect(b, owner, level, dst, sums) })
 				if err != nil {
 					return 0, err
 				}
@@ -114,16 +123,16 @@ func fuzzDirBlock(data []byte) (int, error) {
 	}
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
-		for _, x := range resealed(b, blockCRCOff) {
-			var ents []DirEntry
-			if DecodeDir(x, owner, func(e DirEntry) error { ents = append(ents, e); return nil }) != nil {
+		for _, x := range resealed(b, ondisk.BlockCRCOff) {
+			var ents []ondisk.DirEntry
+			if ondisk.DecodeDir(x, owner, func(e ondisk.DirEntry) error { ents = append(ents, e); return nil }) != nil {
 				continue
 			}
 			out := make([]byte, len(x))
-			if err := EncodeDir(out, owner, ents); err != nil {
+			if err := ondisk.EncodeDir(out, owner, ents); err != nil {
 				return 0, fmt.Errorf("accepted entries do not re-encode: %w", err)
 			}
-			if err := DecodeDir(out, owner, func(DirEntry) error { return nil }); err != nil {
+			if err := ondisk.DecodeDir(out, owner, func(ondisk.DirEntry) error { return nil }); err != nil {
 				return 0, fmt.Errorf("re-encoded directory block rejected: %w", err)
 			}
 			score = 1
@@ -139,13 +148,13 @@ func fuzzXattrBlock(data []byte) (int, error) {
 	}
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
-		for _, x := range resealed(b, blockCRCOff) {
-			var xs []Xattr
-			if DecodeXattrs(x, owner, func(a Xattr) error { xs = append(xs, a); return nil }) != nil {
+		for _, x := range resealed(b, ondisk.BlockCRCOff) {
+			var xs []ondisk.Xattr
+			if ondisk.DecodeXattrs(x, owner, func(a ondisk.Xattr) error { xs = append(xs, a); return nil }) != nil {
 				continue
 			}
 			out := make([]byte, len(x))
-			if err := EncodeXattrs(out, owner, xs); err != nil {
+			if err := ondisk.EncodeXattrs(out, owner, xs); err != nil {
 				return 0, fmt.Errorf("accepted attributes do not re-encode: %w", err)
 			}
 			score = 1
@@ -161,11 +170,13 @@ func fuzzPiece(data []byte) (int, error) {
 	}
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
-		for _, x := range resealed(b, pieceCRCOff) {
+		for _, x := range resealed(b, ondisk.PieceCRCOff) {
 			for _, summed := range []bool{false, true} {
-				ok, err := pointersRoundTrip("piece", x, PerPieceFor(len(x), summed), summed,
-					func(b []byte, dst []uint64, sums []uint32) error { return DecodePiece(b, uint32(index), dst, sums) },
-					func(b []byte, dst []uint64, sums []uint32) { EncodePiece(b, uint32(index), dst, sums) })
+				ok, err := pointersRoundTrip("piece", x, ondisk.PerPieceFor(len(x), summed), summed,
+					func(b []byte, dst []uint64, sums []uint32) error {
+						return ondisk.DecodePiece(b, uint32(index), dst, sums)
+					},
+					func(b []byte, dst []uint64, sums []uint32) { ondisk.EncodePiece(b, uint32(index), dst, sums) })
 				if err != nil {
 					return 0, err
 				}
@@ -216,34 +227,34 @@ func fuzzRecord(data []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
 		xs := [][]byte{b}
-		if len(b) >= RecordHeaderSize {
-			if n := int(le.Uint32(b[20:])); n >= RecordHeaderSize && n <= len(b) {
+		if len(b) >= ondisk.RecordHeaderSize {
+			if n := int(binary.LittleEndian.Uint32(b[ondisk.RecordUsedOff:])); n >= ondisk.RecordHeaderSize && n <= len(b) {
 				c := append([]byte(nil), b...)
-				seal(c[:n], recordCRCOff)
+				seal(c[:n], ondisk.RecordCRCOff)
 				xs = append(xs, c)
 			}
 		}
 		for _, x := range xs {
-			r, err := DecodeRecord(x, uint32(seq))
+			r, err := ondisk.DecodeRecord(x, uint32(seq))
 			if err != nil {
 				continue
 			}
 			out := make([]byte, len(x))
-			if _, err := EncodeRecord(out, &r); err != nil {
+			if _, err := ondisk.EncodeRecord(out, &r); err != nil {
 				return 0, fmt.Errorf("decoded record does not re-encode: %w", err)
 			}
-			if _, err := DecodeRecord(out, uint32(seq)); err != nil {
+			if _, err := ondisk.DecodeRecord(out, uint32(seq)); err != nil {
 				return 0, fmt.Errorf("re-encoded record rejected: %w", err)
 			}
 			score = 1
 		}
-		for _, x := range resealed(b[:min(len(b), EpochSize)], epochCRCOff) {
-			if e, err := DecodeEpoch(x); err == nil {
-				out := make([]byte, EpochSize)
-				if err := EncodeEpoch(out, e); err != nil {
+		for _, x := range resealed(b[:min(len(b), ondisk.EpochSize)], ondisk.EpochCRCOff) {
+			if e, err := ondisk.DecodeEpoch(x); err == nil {
+				out := make([]byte, ondisk.EpochSize)
+				if err := ondisk.EncodeEpoch(out, e); err != nil {
 					return 0, err
 				}
-				if _, err := DecodeEpoch(out); err != nil {
+				if _, err := ondisk.DecodeEpoch(out); err != nil {
 					return 0, fmt.Errorf("re-encoded epoch rejected: %w", err)
 				}
 				score = 1
@@ -256,12 +267,12 @@ func fuzzRecord(data []byte) (int, error) {
 func fuzzSuperblock(data []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
 		score := 0
-		for _, x := range resealed(data[:min(len(data), SuperblockSize)], sbCRCOff) {
-			s, err := DecodeSuperblock(x)
+		for _, x := range resealed(data[:min(len(data), ondisk.SuperblockSize)], ondisk.SuperblockCRCOff) {
+			s, err := ondisk.DecodeSuperblock(x)
 			if err != nil {
 				continue
 			}
-			if _, err := DecodeSuperblock(s.Encode()); err != nil {
+			if _, err := ondisk.DecodeSuperblock(s.Encode()); err != nil {
 				return 0, fmt.Errorf("re-encoded superblock rejected: %w", err)
 			}
 			score = 1

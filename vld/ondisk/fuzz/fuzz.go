@@ -1,13 +1,15 @@
-package ondisk
+package fuzz
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
+	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
-// This file holds the fuzz targets of the package, one function per
+// This file holds the fuzz targets of package ondisk, one function per
 // decoder, shared by the two engines: the native targets (fuzz_test.go,
 // `go test -fuzz`) and the go-fuzz adapters (gofuzz.go, built only with
 // the gofuzz tag). Each returns go-fuzz's score (1: the input decoded) and
@@ -16,6 +18,13 @@ import (
 // fuzzlimit.AllocLimit. A decoder panic propagates: both engines report it.
 // Each target decodes the bytes as given and a copy with a valid CRC, so
 // that mutations get past the checksum and reach the field checks.
+
+// seal stores the CRC of b[:len-4] in its last 4 bytes, as the encoders
+// do (every record ends with the CRC-32C of what comes before it).
+func seal(b []byte) {
+	n := len(b) - 4
+	binary.LittleEndian.PutUint32(b[n:], ondisk.CRC(b[:n]))
+}
 
 // fuzzVariants returns b and a copy with its trailing CRC recomputed.
 func fuzzVariants(b []byte) [][]byte {
@@ -49,12 +58,12 @@ func fuzzDecode[T any](data []byte, decode func([]byte) (T, error), reencode fun
 }
 
 func fuzzDecodeEntry(data []byte) (int, error) {
-	return fuzzDecode(data, DecodeEntry, func(e *Entry, n int) error {
+	return fuzzDecode(data, ondisk.DecodeEntry, func(e *ondisk.Entry, n int) error {
 		out := make([]byte, n)
 		if err := e.Encode(out); err != nil {
 			return fmt.Errorf("decoded entry does not re-encode: %w", err)
 		}
-		if _, err := DecodeEntry(out); err != nil {
+		if _, err := ondisk.DecodeEntry(out); err != nil {
 			return fmt.Errorf("re-encoded entry rejected: %w", err)
 		}
 		return nil
@@ -62,12 +71,12 @@ func fuzzDecodeEntry(data []byte) (int, error) {
 }
 
 func fuzzDecodeCheckpoint(data []byte) (int, error) {
-	return fuzzDecode(data, DecodeCheckpoint, func(c *Checkpoint, n int) error {
+	return fuzzDecode(data, ondisk.DecodeCheckpoint, func(c *ondisk.Checkpoint, n int) error {
 		out := make([]byte, n)
 		if err := c.Encode(out); err != nil {
 			return fmt.Errorf("decoded checkpoint does not re-encode: %w", err)
 		}
-		c2, err := DecodeCheckpoint(out)
+		c2, err := ondisk.DecodeCheckpoint(out)
 		if err != nil {
 			return fmt.Errorf("re-encoded checkpoint rejected: %w", err)
 		}
@@ -79,12 +88,12 @@ func fuzzDecodeCheckpoint(data []byte) (int, error) {
 }
 
 func fuzzDecodeDirBlock(data []byte) (int, error) {
-	return fuzzDecode(data, DecodeDirBlock, func(d *DirBlock, n int) error {
+	return fuzzDecode(data, ondisk.DecodeDirBlock, func(d *ondisk.DirBlock, n int) error {
 		out := make([]byte, n)
 		if err := d.Encode(out); err != nil {
 			return fmt.Errorf("decoded directory block does not re-encode: %w", err)
 		}
-		d2, err := DecodeDirBlock(out)
+		d2, err := ondisk.DecodeDirBlock(out)
 		if err != nil {
 			return fmt.Errorf("re-encoded directory block rejected: %w", err)
 		}
@@ -96,12 +105,12 @@ func fuzzDecodeDirBlock(data []byte) (int, error) {
 }
 
 func fuzzDecodePieceCopy(data []byte) (int, error) {
-	return fuzzDecode(data, DecodePieceCopy, func(c *PieceCopy, n int) error {
+	return fuzzDecode(data, ondisk.DecodePieceCopy, func(c *ondisk.PieceCopy, n int) error {
 		out := make([]byte, n)
 		if err := c.Encode(out); err != nil {
 			return fmt.Errorf("decoded piece copy does not re-encode: %w", err)
 		}
-		c2, err := DecodePieceCopy(out)
+		c2, err := ondisk.DecodePieceCopy(out)
 		if err != nil {
 			return fmt.Errorf("re-encoded piece copy rejected: %w", err)
 		}
@@ -113,9 +122,9 @@ func fuzzDecodePieceCopy(data []byte) (int, error) {
 }
 
 func fuzzDecodeTail(data []byte) (int, error) {
-	return fuzzDecode(data, DecodeTail, nil)
+	return fuzzDecode(data, ondisk.DecodeTail, nil)
 }
 
 func fuzzDecodeSuperblock(data []byte) (int, error) {
-	return fuzzDecode(data, DecodeSuperblock, nil)
+	return fuzzDecode(data, ondisk.DecodeSuperblock, nil)
 }
