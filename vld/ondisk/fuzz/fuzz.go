@@ -57,67 +57,51 @@ func fuzzDecode[T any](data []byte, decode func([]byte) (T, error), reencode fun
 	})
 }
 
+// reencodes is the round trip of a decoded value v of a record n bytes
+// long: v encodes into n bytes, which decode again; same (when not nil)
+// says whether what decoded again matches v.
+func reencodes[T interface{ Encode([]byte) error }](what string, v T, n int, decode func([]byte) (T, error), same func(a, b T) bool) error {
+	out := make([]byte, n)
+	if err := v.Encode(out); err != nil {
+		return fmt.Errorf("decoded %s does not re-encode: %w", what, err)
+	}
+	v2, err := decode(out)
+	if err != nil {
+		return fmt.Errorf("re-encoded %s rejected: %w", what, err)
+	}
+	if same != nil && !same(v, v2) {
+		return fmt.Errorf("re-encoded %s differs", what)
+	}
+	return nil
+}
+
 func fuzzDecodeEntry(data []byte) (int, error) {
 	return fuzzDecode(data, ondisk.DecodeEntry, func(e *ondisk.Entry, n int) error {
-		out := make([]byte, n)
-		if err := e.Encode(out); err != nil {
-			return fmt.Errorf("decoded entry does not re-encode: %w", err)
-		}
-		if _, err := ondisk.DecodeEntry(out); err != nil {
-			return fmt.Errorf("re-encoded entry rejected: %w", err)
-		}
-		return nil
+		return reencodes("entry", e, n, ondisk.DecodeEntry, nil)
 	})
 }
 
 func fuzzDecodeCheckpoint(data []byte) (int, error) {
 	return fuzzDecode(data, ondisk.DecodeCheckpoint, func(c *ondisk.Checkpoint, n int) error {
-		out := make([]byte, n)
-		if err := c.Encode(out); err != nil {
-			return fmt.Errorf("decoded checkpoint does not re-encode: %w", err)
-		}
-		c2, err := ondisk.DecodeCheckpoint(out)
-		if err != nil {
-			return fmt.Errorf("re-encoded checkpoint rejected: %w", err)
-		}
-		if !slices.Equal(c2.Extra, c.Extra) || !slices.Equal(c2.DirBlocks, c.DirBlocks) {
-			return fmt.Errorf("re-encoded checkpoint lists other tracks or directory blocks")
-		}
-		return nil
+		return reencodes("checkpoint (its other tracks, directory blocks)", c, n, ondisk.DecodeCheckpoint, func(a, b *ondisk.Checkpoint) bool {
+			return slices.Equal(a.Extra, b.Extra) && slices.Equal(a.DirBlocks, b.DirBlocks)
+		})
 	})
 }
 
 func fuzzDecodeDirBlock(data []byte) (int, error) {
 	return fuzzDecode(data, ondisk.DecodeDirBlock, func(d *ondisk.DirBlock, n int) error {
-		out := make([]byte, n)
-		if err := d.Encode(out); err != nil {
-			return fmt.Errorf("decoded directory block does not re-encode: %w", err)
-		}
-		d2, err := ondisk.DecodeDirBlock(out)
-		if err != nil {
-			return fmt.Errorf("re-encoded directory block rejected: %w", err)
-		}
-		if !slices.Equal(d2.Entries, d.Entries) {
-			return fmt.Errorf("re-encoded directory block names other places")
-		}
-		return nil
+		return reencodes("directory block (the places it names)", d, n, ondisk.DecodeDirBlock, func(a, b *ondisk.DirBlock) bool {
+			return slices.Equal(a.Entries, b.Entries)
+		})
 	})
 }
 
 func fuzzDecodePieceCopy(data []byte) (int, error) {
 	return fuzzDecode(data, ondisk.DecodePieceCopy, func(c *ondisk.PieceCopy, n int) error {
-		out := make([]byte, n)
-		if err := c.Encode(out); err != nil {
-			return fmt.Errorf("decoded piece copy does not re-encode: %w", err)
-		}
-		c2, err := ondisk.DecodePieceCopy(out)
-		if err != nil {
-			return fmt.Errorf("re-encoded piece copy rejected: %w", err)
-		}
-		if c2.Piece != c.Piece || c2.Seq != c.Seq || c2.Index != c.Index || !slices.Equal(c2.Payload, c.Payload) {
-			return fmt.Errorf("re-encoded piece copy differs")
-		}
-		return nil
+		return reencodes("piece copy", c, n, ondisk.DecodePieceCopy, func(a, b *ondisk.PieceCopy) bool {
+			return a.Piece == b.Piece && a.Seq == b.Seq && a.Index == b.Index && slices.Equal(a.Payload, b.Payload)
+		})
 	})
 }
 
