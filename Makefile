@@ -105,16 +105,18 @@ fuzz:
 	  done; done
 
 # go-fuzz runs one target under go-fuzz (github.com/dvyukov/go-fuzz) for
-# FUZZTIME: TARGET=pkgdir.FuzzName names the native target, whose go-fuzz
-# adapter is FuzzGoName in the package's gofuzz.go. The tools go to ./bin;
-# go-fuzz-dep is made visible to the build through a workspace under
-# bin/gofuzz (go.mod is left alone). The corpus and crashers live in
-# pkgdir/testdata/gofuzz/FuzzName. GOFUZZ_FLAGS passes more flags, e.g.
+# FUZZTIME: TARGET=pkgdir.FuzzName names the directory that holds the native
+# target FuzzName and its go-fuzz adapter FuzzGoName (gofuzz.go, gofuzz
+# tag): a package's test-support subpackage P/fuzz (vlfs/ondisk/fuzz), or
+# vlfs/vlfstest. The tools go to ./bin; go-fuzz-dep is made visible to the
+# build through a workspace under bin/gofuzz (go.mod is left alone). The
+# corpus and crashers live in pkgdir/testdata/gofuzz/FuzzName. GOFUZZ_FLAGS passes more flags, e.g.
 # -procs 8, or -coordinator/-worker for a distributed campaign
 # (docs/fuzzing.md).
 GOFUZZ_FLAGS ?= -procs 1
 go-fuzz:
-	@test -n "$(TARGET)" || { echo "usage: make go-fuzz TARGET=pkgdir.FuzzName [FUZZTIME=10m] (e.g. vlfs/ondisk.FuzzInode)"; exit 2; }
+	@test -n "$(TARGET)" || { echo "usage: make go-fuzz TARGET=pkgdir.FuzzName [FUZZTIME=10m] (e.g. vlfs/ondisk/fuzz.FuzzInode; pkgdir holds the target and its gofuzz.go)"; exit 2; }
+	@pkg=$${TARGET%.*}; name=$${TARGET##*.}; grep -qs "^func FuzzGo$${name#Fuzz}(" $$pkg/*.go || { echo "make go-fuzz: no FuzzGo$${name#Fuzz} in $$pkg: TARGET names the directory of the target and its go-fuzz adapter, e.g. vlfs/ondisk/fuzz.FuzzInode" >&2; exit 2; }
 	@[ -x bin/go-fuzz ] && [ -x bin/go-fuzz-build ] || GOBIN=$(CURDIR)/bin $(GO) install github.com/dvyukov/go-fuzz/go-fuzz@latest github.com/dvyukov/go-fuzz/go-fuzz-build@latest
 	@set -e; pkg=$${TARGET%.*}; name=$${TARGET##*.}; fn=FuzzGo$${name#Fuzz}; work=$$pkg/testdata/gofuzz/$$name; \
 	src=$$(cd / && GO111MODULE=on $(GO) mod download -json github.com/dvyukov/go-fuzz@latest | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \

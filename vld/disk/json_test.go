@@ -152,21 +152,3 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Preset: %v", err)
 	}
 }
-
-// FuzzParse runs fuzzParse (fuzz.go), the target its go-fuzz adapter
-// FuzzGoParse runs too.
-func FuzzParse(f *testing.F) {
-	for _, name := range []string{"hp97560.json", "hpc2247a.json", "invalid-zone-gap.json", "small-example.json"} {
-		b, err := os.ReadFile(filepath.Join(disksDir, name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte(`{"name":"x","cylinders":1,"surfaces":1,"zones":[{"first_cyl":0,"last_cyl":0,"sectors_per_track":1}],"rpm":1,"seek":{}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := fuzzParse(data); err != nil {
-			t.Fatal(err)
-		}
-	})
-}

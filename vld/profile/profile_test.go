@@ -118,20 +118,3 @@ func TestSummaryOfFlatProfile(t *testing.T) {
 		t.Fatalf("flat row picks skip %d, want the smallest", r.BestSkipBytes)
 	}
 }
-
-// FuzzDecode runs fuzzDecode (fuzz.go), the target its go-fuzz adapter
-// FuzzGoDecode runs too.
-func FuzzDecode(f *testing.F) {
-	good, err := Encode(simProfile(f, "st19101", 1))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(good)
-	f.Add([]byte(`{"format":"vlfs-profile","version":1,"grid":{"skips":1,"thinks":1}}`))
-	f.Add([]byte(`{"median_ms":[[1e999]]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := fuzzDecode(data); err != nil {
-			t.Fatal(err)
-		}
-	})
-}

@@ -66,15 +66,3 @@ func TestCheckBlockDeviceRefusesNonDevices(t *testing.T) {
 		t.Errorf("a directory: %v", err)
 	}
 }
-
-// FuzzIdentify runs fuzzIdentify (fuzz.go), the target its go-fuzz
-// adapter FuzzGoIdentify runs too.
-func FuzzIdentify(f *testing.F) {
-	f.Add([]byte("VLDSUPER"))
-	f.Add(make([]byte, 1100))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if _, err := fuzzIdentify(b); err != nil {
-			t.Fatal(err)
-		}
-	})
-}

@@ -27,7 +27,7 @@ func Choose(l *disk.Layout, h disk.Head, startMs float64, d Desc, n, align int) 
 	if err != nil {
 		return Target{}, err
 	}
-	runs, err := d.runs(l.NumBlocks(), n, align)
+	runs, err := d.Runs(l.NumBlocks(), n, align)
 	if err != nil {
 		return Target{}, err
 	}

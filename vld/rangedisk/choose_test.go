@@ -24,7 +24,7 @@ func TestChooseMatchesBruteForce(t *testing.T) {
 		}
 		n := 1 + rng.IntN(8)
 		align := 1 << rng.IntN(3)
-		runs, err := List(rs...).runs(l.NumBlocks(), n, align)
+		runs, err := List(rs...).Runs(l.NumBlocks(), n, align)
 		if err != nil {
 			continue
 		}

@@ -38,11 +38,12 @@ func Bitmap(begin, end int64, free []uint64) Desc {
 	return Desc{Begin: begin, End: end, Free: free}
 }
 
-// runs validates d for a write of n blocks aligned to align on a disk of
+// Runs validates d for a write of n blocks aligned to align on a disk of
 // numBlocks blocks, and returns its targets as sorted, disjoint, non-adjacent
 // extents of writable blocks (runs shorter than n are kept: reservations are
-// checked later, block by block).
-func (d Desc) runs(numBlocks int64, n int, align int) ([]Extent, error) {
+// checked later, block by block). Choose and Submit validate a descriptor
+// this way; a caller may too, before it submits one.
+func (d Desc) Runs(numBlocks int64, n int, align int) ([]Extent, error) {
 	var rs []Extent
 	var err error
 	switch {

@@ -96,7 +96,7 @@ func validate(l *disk.Layout, r Request) (int, []Extent, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		rs, err := r.Desc.runs(l.NumBlocks(), r.Blocks, align)
+		rs, err := r.Desc.Runs(l.NumBlocks(), r.Blocks, align)
 		return align, rs, err
 	}
 	return 0, nil, fmt.Errorf("%w: unknown kind %d", ErrBadRequest, r.Kind)

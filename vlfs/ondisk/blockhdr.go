@@ -24,10 +24,12 @@ type blockHeader struct {
 // Wire constants of the block header. Never change.
 const (
 	BlockHeaderSize = 24
-	blockCRCOff     = 16
-	IndirectMagic   = 0x42494c56 // "VLIB"
-	DirMagic        = 0x42444c56 // "VLDB"
-	XattrMagic      = 0x42584c56 // "VLXB"
+	// BlockCRCOff is where the block's checksum field starts (Checksum
+	// with this offset gives the value it holds).
+	BlockCRCOff   = 16
+	IndirectMagic = 0x42494c56 // "VLIB"
+	DirMagic      = 0x42444c56 // "VLDB"
+	XattrMagic    = 0x42584c56 // "VLXB"
 )
 
 // putHeader writes h into b's first BlockHeaderSize bytes; seal afterwards.
@@ -58,7 +60,7 @@ func getHeaderVersion(what string, b []byte, magic uint32, owner uint64, version
 	switch {
 	case h.magic != magic || b[4] != version:
 		return h, fmt.Errorf("%s block of inode %d: bad magic or version: %w", what, owner, ErrCorrupt)
-	case !sealed(b, blockCRCOff):
+	case !sealed(b, BlockCRCOff):
 		return h, fmt.Errorf("%s block of inode %d: checksum mismatch: %w", what, owner, ErrCorrupt)
 	case h.owner != owner:
 		return h, fmt.Errorf("%s block of inode %d: owned by inode %d: %w", what, owner, h.owner, ErrCorrupt)

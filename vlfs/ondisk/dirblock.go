@@ -63,7 +63,7 @@ func EncodeDir(b []byte, owner uint64, ents []DirEntry) error {
 	}
 	clear(b[off:])
 	putHeader(b, blockHeader{magic: DirMagic, count: uint16(len(ents)), owner: owner})
-	seal(b, blockCRCOff)
+	seal(b, BlockCRCOff)
 	return nil
 }
 

@@ -34,7 +34,9 @@ import "fmt"
 const (
 	PieceMagic      = 0x4d494c56 // "VLIM"
 	PieceHeaderSize = 24
-	pieceCRCOff     = 16
+	// PieceCRCOff is where the piece's checksum field starts (Checksum
+	// with this offset gives the value it holds).
+	PieceCRCOff = 16
 )
 
 // NodePieceBase is the first piece number of the node part of the map.
@@ -71,7 +73,7 @@ func EncodePiece(b []byte, index uint32, addrs []uint64, sums []uint32) {
 		b[4] = SummedFormatVersion
 	}
 	putPointers(b[PieceHeaderSize:], n, addrs, sums)
-	seal(b, pieceCRCOff)
+	seal(b, PieceCRCOff)
 }
 
 // DecodePiece parses the payload b, which must be piece number index, into
@@ -93,7 +95,7 @@ func DecodePiece(b []byte, index uint32, dst []uint64, sums []uint32) error {
 	switch {
 	case le.Uint32(b) != PieceMagic || b[4] != want:
 		return fmt.Errorf("inode-map piece %d: bad magic or version: %w", index, ErrCorrupt)
-	case !sealed(b, pieceCRCOff):
+	case !sealed(b, PieceCRCOff):
 		return fmt.Errorf("inode-map piece %d: checksum mismatch: %w", index, ErrCorrupt)
 	case le.Uint32(b[8:]) != index:
 		return fmt.Errorf("inode-map piece %d: record says piece %d: %w", index, le.Uint32(b[8:]), ErrCorrupt)

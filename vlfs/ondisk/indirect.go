@@ -50,7 +50,7 @@ func EncodeIndirect(b []byte, owner uint64, level int, addrs []uint64, sums []ui
 		b[4] = SummedFormatVersion
 	}
 	putPointers(b[BlockHeaderSize:], PerIndirectSummed(len(b)), addrs, sums)
-	seal(b, blockCRCOff)
+	seal(b, BlockCRCOff)
 }
 
 // DecodeIndirect parses the indirect block b, which must belong to inode

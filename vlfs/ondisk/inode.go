@@ -71,7 +71,9 @@ const (
 	InodeMagic  = 0x4e49
 	NumDirect   = 12
 	NumIndirect = 3
-	inodeCRCOff = 252
+	// InodeCRCOff is where the inode's checksum field starts (Checksum
+	// with this offset gives the value it holds).
+	InodeCRCOff = 252
 )
 
 // File-type bits of Mode, as in syscall.S_IF*. Never change.
@@ -136,7 +138,7 @@ func (n *Inode) Encode(b []byte) {
 	for i, a := range n.Indirect {
 		le.PutUint64(b[208+8*i:], a)
 	}
-	seal(b, inodeCRCOff)
+	seal(b, InodeCRCOff)
 }
 
 // DecodeInode parses the InodeSize bytes at b and checks that the record
@@ -152,7 +154,7 @@ func DecodeInode(b []byte, ino uint64) (Inode, error) {
 	if le.Uint16(b) != InodeMagic || (b[2] != FormatVersion && b[2] != SummedFormatVersion) {
 		return Inode{}, fmt.Errorf("inode %d: bad magic or version: %w", ino, ErrCorrupt)
 	}
-	if !sealed(b, inodeCRCOff) {
+	if !sealed(b, InodeCRCOff) {
 		return Inode{}, fmt.Errorf("inode %d: checksum mismatch: %w", ino, ErrCorrupt)
 	}
 	n := decodeInodeFields(b)

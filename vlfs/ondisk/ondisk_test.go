@@ -104,8 +104,8 @@ func TestInodeRejects(t *testing.T) {
 		{"bit flip", func(b []byte) []byte { b[40] ^= 1; return b }, 33, ErrCorrupt},
 		{"wrong inode", func(b []byte) []byte { return b }, 34, ErrCorrupt},
 		{"bad magic", func(b []byte) []byte { b[0] = 0; return b }, 33, ErrCorrupt},
-		{"bad type", func(b []byte) []byte { le.PutUint32(b[4:], 0o070000); seal(b, inodeCRCOff); return b }, 33, ErrCorrupt},
-		{"bad nsec", func(b []byte) []byte { le.PutUint32(b[64:], 1e9); seal(b, inodeCRCOff); return b }, 33, ErrCorrupt},
+		{"bad type", func(b []byte) []byte { le.PutUint32(b[4:], 0o070000); seal(b, InodeCRCOff); return b }, 33, ErrCorrupt},
+		{"bad nsec", func(b []byte) []byte { le.PutUint32(b[64:], 1e9); seal(b, InodeCRCOff); return b }, 33, ErrCorrupt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

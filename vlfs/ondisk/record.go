@@ -84,8 +84,14 @@ const (
 	// RecordSummedPtrSize is a summed record's pointer size.
 	RecordSummedPtrSize = 20
 	EpochSize           = 20
-	recordCRCOff        = 24
-	epochCRCOff         = 16
+	// RecordUsedOff is where a record's count of bytes used starts.
+	RecordUsedOff = 20
+	// RecordCRCOff is where a record's checksum field starts (Checksum of
+	// the bytes used, with this offset, gives the value it holds).
+	RecordCRCOff = 24
+	// EpochCRCOff is where the epoch's checksum field starts (Checksum
+	// with this offset gives the value it holds).
+	EpochCRCOff = 16
 	// RecordPieceBase is the epoch's piece; records follow it. Node pieces
 	// (NodePieceBase and up) stay below it.
 	RecordPieceBase = 0xffff0000
@@ -142,7 +148,7 @@ func EncodeRecord(b []byte, r *Record) (int, error) {
 	b[4] = r.layout()
 	le.PutUint64(b[8:], r.Epoch)
 	le.PutUint32(b[16:], r.Seq)
-	le.PutUint32(b[20:], uint32(n))
+	le.PutUint32(b[RecordUsedOff:], uint32(n))
 	le.PutUint16(b[28:], uint16(len(r.Files)))
 	off := RecordHeaderSize
 	for i := range r.Files {
@@ -165,7 +171,7 @@ func EncodeRecord(b []byte, r *Record) (int, error) {
 			off += r.PtrSize()
 		}
 	}
-	seal(b[:n], recordCRCOff)
+	seal(b[:n], RecordCRCOff)
 	return n, nil
 }
 
@@ -177,13 +183,13 @@ func DecodeRecord(b []byte, seq uint32) (Record, error) {
 	if allZero(b) {
 		return Record{}, fmt.Errorf("record %d: %w", seq, ErrZeroed)
 	}
-	n := int(le.Uint32(b[20:]))
+	n := int(le.Uint32(b[RecordUsedOff:]))
 	switch {
 	case le.Uint32(b) != RecordMagic || (b[4] != FormatVersion && b[4] != SummedFormatVersion):
 		return Record{}, fmt.Errorf("record %d: bad magic or version: %w", seq, ErrCorrupt)
 	case n < RecordHeaderSize || n > len(b):
 		return Record{}, fmt.Errorf("record %d: says %d bytes of %d: %w", seq, n, len(b), ErrCorrupt)
-	case !sealed(b[:n], recordCRCOff):
+	case !sealed(b[:n], RecordCRCOff):
 		return Record{}, fmt.Errorf("record %d: checksum mismatch: %w", seq, ErrCorrupt)
 	case le.Uint32(b[16:]) != seq:
 		return Record{}, fmt.Errorf("record %d: says record %d: %w", seq, le.Uint32(b[16:]), ErrCorrupt)
@@ -232,7 +238,7 @@ func EncodeEpoch(b []byte, epoch uint64) error {
 	le.PutUint32(b[0:], EpochMagic)
 	b[4] = FormatVersion
 	le.PutUint64(b[8:], epoch)
-	seal(b[:EpochSize], epochCRCOff)
+	seal(b[:EpochSize], EpochCRCOff)
 	return nil
 }
 
@@ -245,7 +251,7 @@ func DecodeEpoch(b []byte) (uint64, error) {
 		return 0, fmt.Errorf("epoch: %w", ErrZeroed)
 	case le.Uint32(b) != EpochMagic || b[4] != FormatVersion:
 		return 0, fmt.Errorf("epoch: bad magic or version: %w", ErrCorrupt)
-	case !sealed(b[:EpochSize], epochCRCOff):
+	case !sealed(b[:EpochSize], EpochCRCOff):
 		return 0, fmt.Errorf("epoch: checksum mismatch: %w", ErrCorrupt)
 	}
 	return le.Uint64(b[8:]), nil

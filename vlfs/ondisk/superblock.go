@@ -31,7 +31,9 @@ type Superblock struct {
 const (
 	SuperblockSize  = 48
 	SuperblockMagic = "VLFSSUPR"
-	sbCRCOff        = 40
+	// SuperblockCRCOff is where the superblock's checksum field starts
+	// (Checksum with this offset gives the value it holds).
+	SuperblockCRCOff = 40
 )
 
 // FormatVersion is the layout version every record carries (inodes, the
@@ -95,7 +97,7 @@ func (s *Superblock) Encode() []byte {
 	le.PutUint32(b[16:], s.InodeSize)
 	le.PutUint64(b[24:], s.RootIno)
 	le.PutUint64(b[32:], uint64(s.Created))
-	seal(b, sbCRCOff)
+	seal(b, SuperblockCRCOff)
 	return b
 }
 
@@ -112,7 +114,7 @@ func DecodeSuperblock(b []byte) (Superblock, error) {
 	if string(b[:8]) != SuperblockMagic {
 		return Superblock{}, fmt.Errorf("superblock: bad magic %q: %w", b[:8], ErrCorrupt)
 	}
-	if !sealed(b, sbCRCOff) {
+	if !sealed(b, SuperblockCRCOff) {
 		return Superblock{}, fmt.Errorf("superblock: checksum mismatch: %w", ErrCorrupt)
 	}
 	s := Superblock{

@@ -48,7 +48,7 @@ func EncodeXattrs(b []byte, owner uint64, xs []Xattr) error {
 	}
 	clear(b[off:])
 	putHeader(b, blockHeader{magic: XattrMagic, count: uint16(len(xs)), owner: owner})
-	seal(b, blockCRCOff)
+	seal(b, BlockCRCOff)
 	return nil
 }
 

@@ -1,11 +1,12 @@
 //go:build gofuzz
 
-package ondisk
+package fuzz
 
 // The go-fuzz adapters: each calls the same target function as the
 // native target with "Go" after "Fuzz" (FuzzDecodeEntry -> FuzzGoDecodeEntry)
 // and turns a failed property into a panic, which go-fuzz records as a
-// crasher. make go-fuzz TARGET=vld/ondisk.FuzzDecodeEntry builds and runs one.
+// crasher. make go-fuzz TARGET=vld/ondisk/fuzz.FuzzDecodeEntry builds and
+// runs one.
 
 func goFuzz(target func([]byte) (int, error), data []byte) int {
 	n, err := target(data)

@@ -1,23 +1,24 @@
-package rangedisk
+package fuzz
 
 import (
 	"encoding/binary"
 	"fmt"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
+	"github.com/vlfs/vlfs/vld/rangedisk"
 )
 
-// This file holds the package's fuzz target, shared by the native target
-// FuzzBitmapDesc (desc_test.go) and, through fuzzBitmapDescBytes, the
+// This file holds rangedisk's fuzz target, shared by the native target
+// FuzzBitmapDesc (fuzz_test.go) and, through fuzzBitmapDescBytes, the
 // go-fuzz adapter FuzzGoBitmapDesc (gofuzz.go, built only with the gofuzz
 // tag) (docs/fuzzing.md).
 
 // fuzzBitmapDesc: the bitmap descriptor [begin, end) whose free bitmap is
 // raw (little-endian 64-bit words; a trailing partial word is dropped)
-// validates, for a one-block write on a disk of 1<<20 blocks, without
-// panicking, and every run it yields is inside its range and made of free
-// blocks; no input may allocate more than fuzzlimit.AllocLimit or run
-// longer than fuzzlimit.Hang. It returns go-fuzz's score (1: the descriptor
+// validates (Desc.Runs), for a one-block write on a disk of 1<<20 blocks,
+// without panicking, and every run it yields is inside its range and made
+// of free blocks; no input may allocate more than fuzzlimit.AllocLimit or
+// run longer than fuzzlimit.Hang. It returns go-fuzz's score (1: the descriptor
 // validated) and an error when a property fails.
 func fuzzBitmapDesc(begin, end int64, raw []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
@@ -27,7 +28,7 @@ func fuzzBitmapDesc(begin, end int64, raw []byte) (int, error) {
 				words[i] |= uint64(raw[i*8+j]) << (8 * j)
 			}
 		}
-		runs, err := Bitmap(begin, end, words).runs(1<<20, 1, 1)
+		runs, err := rangedisk.Bitmap(begin, end, words).Runs(1<<20, 1, 1)
 		if err != nil {
 			return 0, nil
 		}

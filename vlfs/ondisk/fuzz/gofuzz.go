@@ -1,12 +1,12 @@
 //go:build gofuzz
 
-package ondisk
+package fuzz
 
 // The go-fuzz adapters: each calls the same target function as the
 // native target of the same name with "Go" after "Fuzz" (FuzzInode -> FuzzGoInode)
 // and turns a failed property into a panic, which go-fuzz records as a
 // crasher. Build one with go-fuzz-build -func FuzzGoInode (make go-fuzz
-// TARGET=vlfs/ondisk.FuzzInode does it).
+// TARGET=vlfs/ondisk/fuzz.FuzzInode does it).
 
 func goFuzz(target func([]byte) (int, error), data []byte) int {
 	n, err := target(data)

@@ -1,4 +1,4 @@
-package disk
+package fuzz
 
 import (
 	"bytes"
@@ -10,11 +10,12 @@ import (
 	"sync"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
+	"github.com/vlfs/vlfs/vld/disk"
 )
 
-// fuzzParse is the fuzz target of the model JSON reader, shared by the
-// native target FuzzParse (json_test.go) and the go-fuzz adapter
-// FuzzGoParse (gofuzz.go). Parse must never panic; what it accepts must
+// fuzzParse is the fuzz target of the model JSON reader (disk.Parse),
+// shared by the native target FuzzParse (fuzz_test.go) and the go-fuzz
+// adapter FuzzGoParse (gofuzz.go). Parse must never panic; what it accepts must
 // survive a round trip, give finite seek times and build a layout or a
 // clean error whose layout serves a request; no input may allocate more
 // than fuzzlimit.AllocLimit or run longer than fuzzlimit.Hang. It returns
@@ -24,10 +25,10 @@ func fuzzParse(data []byte) (int, error) {
 }
 
 func fuzzParseModel(data []byte) (int, error) {
-	m, err := Parse(data)
+	m, err := disk.Parse(data)
 	if err != nil {
-		if !errors.Is(err, ErrInvalidModel) {
-			return 0, fmt.Errorf("error does not wrap ErrInvalidModel: %w", err)
+		if !errors.Is(err, disk.ErrInvalidModel) {
+			return 0, fmt.Errorf("error does not wrap disk.ErrInvalidModel: %w", err)
 		}
 		return 0, nil
 	}
@@ -35,14 +36,14 @@ func fuzzParseModel(data []byte) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("accepted model does not encode: %w", err)
 	}
-	back, err := Parse(b)
+	back, err := disk.Parse(b)
 	if err != nil {
 		return 0, fmt.Errorf("round trip: the encoding of an accepted model does not parse: %w", err)
 	}
-	// Compared through clone, which canonicalises an empty seek table to
-	// nil as the encoding does (omitempty): "table_ms":[] and no table
-	// mean the same model (SeekMs looks only at the length).
-	if !reflect.DeepEqual(back.clone(), m.clone()) {
+	// Compared through canonical, which makes an empty seek table nil as
+	// the encoding does (omitempty): "table_ms":[] and no table mean the
+	// same model (SeekMs looks only at the length).
+	if !reflect.DeepEqual(canonical(back), canonical(m)) {
 		return 0, fmt.Errorf("round trip: the model differs after encoding and parsing again")
 	}
 	if b2, err := back.JSON(); err != nil || !bytes.Equal(b2, b) {
@@ -53,14 +54,14 @@ func fuzzParseModel(data []byte) (int, error) {
 			return 0, fmt.Errorf("SeekMs(%d) = %v", d, s)
 		}
 	}
-	l, err := NewLayout(m, SectorSize, 1<<16)
+	l, err := disk.NewLayout(m, disk.SectorSize, 1<<16)
 	if err != nil {
-		if !errors.Is(err, ErrBadLayout) {
-			return 0, fmt.Errorf("layout error does not wrap ErrBadLayout: %w", err)
+		if !errors.Is(err, disk.ErrBadLayout) {
+			return 0, fmt.Errorf("layout error does not wrap disk.ErrBadLayout: %w", err)
 		}
 		return 1, nil
 	}
-	a, _ := l.Service(Head{}, 0, l.NumBlocks()-1, 2, true)
+	a, _ := l.Service(disk.Head{}, 0, l.NumBlocks()-1, 2, true)
 	if tot := a.TotalMs(); math.IsNaN(tot) || tot < 0 {
 		return 0, fmt.Errorf("Service total %v", tot)
 	}
@@ -68,7 +69,7 @@ func fuzzParseModel(data []byte) (int, error) {
 }
 
 // fuzzServicePosition is the fuzz target of Service and PositionMs, shared
-// by the native target FuzzServicePosition (service_test.go) and, through
+// by the native target FuzzServicePosition (fuzz_test.go) and, through
 // fuzzServicePositionBytes, the go-fuzz adapter FuzzGoServicePosition
 // (gofuzz.go). The arguments pick a preset's 4096-byte layout (which), a
 // head (cyl, surf, folded onto the layout), a start time (now; NaN,
@@ -90,7 +91,7 @@ func fuzzServicePosition(which uint8, cyl, surf int, now float64, b int64, n uin
 		tr := l.TrackOf(b)
 		room := l.TrackStart(tr) + int64(l.TrackBlocks(tr)) - b
 		k := 1 + int(int64(n)%room)
-		h := Head{((cyl % 5000) + 5000) % l.NumCylinders(), ((surf % 64) + 64) % l.Model().Surfaces}
+		h := disk.Head{Cyl: ((cyl % 5000) + 5000) % l.NumCylinders(), Surf: ((surf % 64) + 64) % l.Model().Surfaces}
 		if err := serviceConsistency(l, h, now, b, k, write); err != nil {
 			return 0, err
 		}
@@ -101,15 +102,15 @@ func fuzzServicePosition(which uint8, cyl, surf int, now float64, b int64, n uin
 // fuzzServiceLayouts are the layouts fuzzServicePosition picks from: every
 // preset (PresetNames order) with 4096-byte blocks, built once, outside
 // any input's allocation count.
-var fuzzServiceLayouts = sync.OnceValues(func() ([]*Layout, error) {
-	names := PresetNames()
-	layouts := make([]*Layout, len(names))
+var fuzzServiceLayouts = sync.OnceValues(func() ([]*disk.Layout, error) {
+	names := disk.PresetNames()
+	layouts := make([]*disk.Layout, len(names))
 	for i, name := range names {
-		m, err := Preset(name)
+		m, err := disk.Preset(name)
 		if err != nil {
 			return nil, err
 		}
-		if layouts[i], err = NewLayout(m, 4096, 0); err != nil {
+		if layouts[i], err = disk.NewLayout(m, 4096, 0); err != nil {
 			return nil, fmt.Errorf("preset %s: %w", name, err)
 		}
 	}
@@ -140,12 +141,12 @@ func fuzzServicePositionBytes(data []byte) (int, error) {
 }
 
 // serviceConsistency is the property shared by the random test
-// (TestServicePositionConsistency, through checkConsistency) and the fuzz
-// target: Service's locate time for a one-track request equals PositionMs
+// (TestServicePositionConsistency, through checkConsistency, fuzz_test.go)
+// and the fuzz target: Service's locate time for a one-track request equals PositionMs
 // after the overhead, exactly; the wait is under one revolution; MoveMs is
 // a lower bound; the transfer is n blocks; and the head ends on b's
 // track. It returns the first failure.
-func serviceConsistency(l *Layout, h Head, now float64, b int64, n int, write bool) error {
+func serviceConsistency(l *disk.Layout, h disk.Head, now float64, b int64, n int, write bool) error {
 	a, end := l.Service(h, now, b, n, write)
 	tr := l.TrackOf(b)
 	pos := l.PositionMs(h, now+a.OverheadMs, b, write)
@@ -161,12 +162,20 @@ func serviceConsistency(l *Layout, h Head, now float64, b int64, n int, write bo
 	if !near(a.TransferMs, float64(n)*l.BlockMs(tr)) {
 		return fmt.Errorf("transfer %v for %d blocks of %v", a.TransferMs, n, l.BlockMs(tr))
 	}
-	if c, s := l.CylSurf(tr); end != (Head{c, s}) {
+	if c, s := l.CylSurf(tr); end != (disk.Head{Cyl: c, Surf: s}) {
 		return fmt.Errorf("head ends at %v, want track %d", end, tr)
 	}
 	return nil
 }
 
-// near is equality of times in ms up to 1e-9 (rounding), for the property
-// above and the package's tests.
+// near is equality of times in ms up to 1e-9 (rounding).
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// canonical is a copy of m with empty zone and seek tables made nil, as
+// the JSON encoding leaves them out.
+func canonical(m *disk.Model) disk.Model {
+	c := *m
+	c.Zones = append([]disk.Zone(nil), m.Zones...)
+	c.Seek.Table = append([]float64(nil), m.Seek.Table...)
+	return c
+}

@@ -1,14 +1,15 @@
-package mountinfo
+package fuzz
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
+	"github.com/vlfs/vlfs/internal/mountinfo"
 )
 
-// This file holds the package's fuzz target, shared by the native target
-// FuzzParseLine (mountinfo_test.go) and, through fuzzParseLineBytes, the
+// This file holds mountinfo's fuzz target, shared by the native target
+// FuzzParseLine (fuzz_test.go) and, through fuzzParseLineBytes, the
 // go-fuzz adapter FuzzGoParseLine (gofuzz.go, built only with the gofuzz
 // tag) (docs/fuzzing.md).
 
@@ -19,12 +20,12 @@ import (
 // parsed) and an error when a property fails.
 func fuzzParseLine(line string) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
-		e, ok := ParseLine(line)
+		e, ok := mountinfo.ParseLine(line)
 		if ok && (e.FSType == "" || e.Source == "" || !strings.Contains(line, "-")) {
 			return 0, fmt.Errorf("accepted %q as %+v", line, e)
 		}
 		e.ConnID()
-		Parse(strings.NewReader(line))
+		mountinfo.Parse(strings.NewReader(line))
 		if ok {
 			return 1, nil
 		}

@@ -1,15 +1,16 @@
-package profile
+package fuzz
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/vlfs/vlfs/internal/fuzzlimit"
+	"github.com/vlfs/vlfs/vld/profile"
 )
 
-// This file holds the fuzz targets of the package, shared by the native
-// targets FuzzDecode (profile_test.go) and FuzzIdentify (safety_test.go)
-// and their go-fuzz adapters FuzzGoDecode and FuzzGoIdentify (gofuzz.go).
+// This file holds the fuzz targets of package profile, shared by the
+// native targets FuzzDecode and FuzzIdentify (fuzz_test.go) and their
+// go-fuzz adapters FuzzGoDecode and FuzzGoIdentify (gofuzz.go).
 // Each returns go-fuzz's score and an error when a property fails; no
 // input may allocate more than fuzzlimit.AllocLimit or run longer than
 // fuzzlimit.Hang.
@@ -23,9 +24,9 @@ func fuzzDecode(data []byte) (int, error) {
 }
 
 func fuzzDecodeOnce(data []byte) (int, error) {
-	p, err := Decode(data)
+	p, err := profile.Decode(data)
 	if err != nil {
-		if !errors.Is(err, ErrCorrupt) {
+		if !errors.Is(err, profile.ErrCorrupt) {
 			return 0, fmt.Errorf("error not wrapping ErrCorrupt: %w", err)
 		}
 		return 0, nil
@@ -34,7 +35,7 @@ func fuzzDecodeOnce(data []byte) (int, error) {
 	for i := 0; i < p.Grid.Thinks; i++ {
 		p.Row(i)
 	}
-	if _, err := Encode(p); err != nil {
+	if _, err := profile.Encode(p); err != nil {
 		return 0, fmt.Errorf("valid profile does not encode: %w", err)
 	}
 	return 1, nil
@@ -44,7 +45,7 @@ func fuzzDecodeOnce(data []byte) (int, error) {
 // bytes. Its score is 1 when the bytes were identified.
 func fuzzIdentify(data []byte) (int, error) {
 	return fuzzlimit.Run(fuzzlimit.Hang, func() (int, error) {
-		if Identify(data) != "" {
+		if profile.Identify(data) != "" {
 			return 1, nil
 		}
 		return 0, nil

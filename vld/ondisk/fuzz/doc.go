@@ -1,0 +1,10 @@
+// Package fuzz holds the fuzz targets of package ondisk (one per decoder
+// of the virtual log's on-disk records), their native fuzz tests, seed
+// corpus (testdata/fuzz) and go-fuzz adapters (gofuzz.go, built only with
+// the gofuzz tag). It is test support, not production code: nothing
+// imports it, and it uses ondisk's exported API only.
+//
+// Why a package of its own: go-fuzz-build compiles no _test.go files, so
+// the targets must live in a non-test file; here they do so without
+// shipping in the production package (docs/fuzzing.md).
+package fuzz
