@@ -11,7 +11,7 @@ var fuzzImage = sync.OnceValues(fuzzBaseImage)
 
 // FuzzGoMountCorrupt is the go-fuzz adapter of FuzzMountCorrupt: the same
 // target function, a failed property turned into a panic (a crasher).
-// make go-fuzz TARGET=vlfs.FuzzMountCorrupt builds and runs it.
+// make go-fuzz TARGET=vlfs/vlfstest.FuzzMountCorrupt builds and runs it.
 func FuzzGoMountCorrupt(data []byte) int {
 	img, err := fuzzImage()
 	if err != nil {
@@ -25,7 +25,7 @@ func FuzzGoMountCorrupt(data []byte) int {
 }
 
 // FuzzGoRepair is the go-fuzz adapter of FuzzRepair.
-// make go-fuzz TARGET=vlfs.FuzzRepair builds and runs it.
+// make go-fuzz TARGET=vlfs/vlfstest.FuzzRepair builds and runs it.
 func FuzzGoRepair(data []byte) int {
 	img, err := fuzzImage()
 	if err != nil {
@@ -40,7 +40,7 @@ func FuzzGoRepair(data []byte) int {
 
 // FuzzGoOpsModel is the go-fuzz adapter of FuzzOpsModel: the same target
 // function, a disagreement with the model turned into a panic (a crasher).
-// make go-fuzz TARGET=vlfs.FuzzOpsModel builds and runs it.
+// make go-fuzz TARGET=vlfs/vlfstest.FuzzOpsModel builds and runs it.
 func FuzzGoOpsModel(data []byte) int {
 	n, err := fuzzOpsModel(data)
 	if err != nil {
