@@ -19,7 +19,8 @@ func runBenchBatch(args []string, stdout, stderr io.Writer) int {
 	b.eagerOnly("it measures the eager VLD's write batching")
 	blockSize := b.fl.Int("block-size", 8192, "block size, bytes (the paper's 8 KB)")
 	exps := b.fl.String("experiments", "model,live", "comma-separated: model, live")
-	arrivals := b.fl.String("arrivals", "poisson,hyperexp,zero-seek", "model experiment: comma-separated arrival variants")
+	arrivals := b.fl.String("arrivals", strings.Join(bench.DefaultArrivals(), ","),
+		"model experiment: comma-separated arrival variants, one per figure of the batching paper: poisson (Figure 2), hyperexp-reads (3), hyperexp-writes (4), zero-seek (5), zero-seek-hyperexp-reads (6); also hyperexp (reads and writes bursty)")
 	modes := b.fl.String("modes", strings.Join(bench.LiveModes(), ","), "live experiment: comma-separated scheduler modes")
 	maxBatch := b.fl.Int("max-batch", 32, "model experiment: batch sizes 1..N")
 	modelPeriods := b.fl.Int("model-periods", 2000, "model experiment: measured update intervals per point")

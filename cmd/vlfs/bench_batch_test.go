@@ -47,9 +47,9 @@ func TestBenchBatchJSON(t *testing.T) {
 }
 
 func TestBenchBatchText(t *testing.T) {
-	code, out, errb := runBenchCmd(t, "bench", "batch", "--quick", "--experiments", "model", "--arrivals", "hyperexp",
+	code, out, errb := runBenchCmd(t, "bench", "batch", "--quick", "--experiments", "model", "--arrivals", "hyperexp-reads,hyperexp",
 		"--max-batch", "2", "--model-periods", "10")
-	if code != exitOK || !strings.Contains(out, "hyperexp") || !strings.Contains(out, "simulated minimum") {
+	if code != exitOK || !strings.Contains(out, "load 3a (Figure 3)") || !strings.Contains(out, "model hyperexp load A") || !strings.Contains(out, "simulated minimum") {
 		t.Fatalf("exit %d: %s\n%s", code, errb, out)
 	}
 }
