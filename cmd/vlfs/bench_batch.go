@@ -13,7 +13,7 @@ import (
 // scheduler in modes cstar, track, segment and fifo.
 func runBenchBatch(args []string, stdout, stderr io.Writer) int {
 	b := newBenchFlags("batch", "[--disk NAME|FILE] [--block-size B] [--experiments model,live] [--quick] [--json] [options]", stdout, stderr)
-	b.disk("carson-setia", diskModelUsage+" (default: the paper's hypothetical disk)")
+	b.disk("carson-setia", diskModelUsage+" (carson-setia: the paper's hypothetical disk)")
 	seed := b.seed(seedUsage)
 	quick := b.quick("a small run: 200 model and 4 live intervals, batches up to 16, a 64 MiB image")
 	b.eagerOnly("it measures the eager VLD's write batching")
