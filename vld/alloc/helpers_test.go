@@ -1,0 +1,37 @@
+package alloc
+
+import (
+	"flag"
+	"slices"
+	"testing"
+
+	"github.com/vlfs/vlfs/vld/disk"
+)
+
+// seedFlag replays the randomized allocator tests with one seed.
+var seedFlag = flag.Int64("alloc.seed", 0, "replay the randomized allocator tests with this seed")
+
+// testModel returns a preset, failing the test if it is missing (as vld's
+// own test helper does).
+func testModel(t testing.TB, name string) *disk.Model {
+	t.Helper()
+	m, err := disk.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// extraCylinders lists the cylinders of extra tracks, sorted, unique, as
+// the volume fills Window.ExtraCyls (vld's log_tracks.go).
+func extraCylinders(extra []uint32, surfaces int) []int {
+	if len(extra) == 0 {
+		return nil
+	}
+	cs := make([]int, len(extra))
+	for i, t := range extra {
+		cs[i] = int(t) / surfaces
+	}
+	slices.Sort(cs)
+	return slices.Compact(cs)
+}
