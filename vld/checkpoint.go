@@ -206,7 +206,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	g.pinned = nil
 	g.dirBlocks = dirAddrs
 	g.ckpt, g.extra = ck, extra
-	g.extraCyls = extraCylinders(ck.Extra, v.layout.Model().Surfaces)
+	g.extraCyls = alloc.ExtraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	v.stats.Checkpoints++
 	return nil
 }

@@ -117,7 +117,7 @@ func (ph *profiledHead) name() string {
 
 // choose implements headModel. The head position h is ignored: a profiled
 // head cannot see it. Free space is managed as the allocator does for the
-// oracle (alloc_search.go): while empty tracks exist and a fill threshold
+// oracle (vld/alloc, search.go): while empty tracks exist and a fill threshold
 // is set, runs on the active track come first, then runs on empty tracks,
 // and only then any free run; within each class the profile decides.
 func (ph *profiledHead) choose(a *alloc.Allocator, _ disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {

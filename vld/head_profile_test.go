@@ -257,7 +257,7 @@ func TestProfiledHeadOnSimulatedDisk(t *testing.T) {
 }
 
 // BenchmarkProfiledHeadDecision measures one placement decision of the
-// profiled head on the setting of BenchmarkAllocatorDecision (4 GiB
+// profiled head on the setting of vld/alloc's BenchmarkAllocatorDecision (4 GiB
 // st19101, 90 % utilisation), with a profile of 160 skips x 401 think
 // times, on the wall clock.
 func BenchmarkProfiledHeadDecision(b *testing.B) {

@@ -66,19 +66,6 @@ func extraSet(ck *ondisk.Checkpoint, ntracks int) ([]bool, error) {
 	return set, nil
 }
 
-// extraCylinders lists the cylinders of extra tracks, sorted, unique.
-func extraCylinders(extra []uint32, surfaces int) []int {
-	if len(extra) == 0 {
-		return nil
-	}
-	cs := make([]int, len(extra))
-	for i, t := range extra {
-		cs[i] = int(t) / surfaces
-	}
-	slices.Sort(cs)
-	return slices.Compact(cs)
-}
-
 // extraTracksLocked chooses the extra tracks of a checkpoint whose window
 // is w and which names dirBlocks directory blocks.
 func (v *Volume) extraTracksLocked(w alloc.Window, dirBlocks int) []uint32 {

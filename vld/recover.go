@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -19,7 +20,7 @@ func (v *Volume) recover() error {
 	if g.extra, err = extraSet(ck, v.layout.NumTracks()); err != nil {
 		return err
 	}
-	g.extraCyls = extraCylinders(ck.Extra, v.layout.Model().Surfaces)
+	g.extraCyls = alloc.ExtraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	g.ckpt, g.nextSeq = *ck, ck.NextSeq
 	v.recovery.CheckpointSeq = ck.Seq
 	named, err := v.loadDirectory(ck)

@@ -180,8 +180,8 @@ func (a *Allocator) NextUsed(from, to int64) int64 {
 // timeEvery is the sampling of decision times: reading the clock twice
 // cost 23 % of a cheap decision (an empty disk's), so one decision in
 // timeEvery is timed and counted timeEvery times. Decisions come in short
-// repeating patterns (placeLocked's halving tries 6 lengths), and 8 is
-// prime to them, so every kind is sampled alike.
+// repeating patterns (the volume's placeLocked tries 6 halved lengths),
+// and 8 is prime to them, so every kind is sampled alike.
 const timeEvery = 8
 
 // StartDecision counts a placement decision and begins timing it if it is

@@ -26,7 +26,7 @@ func fragmentedAllocator(tb testing.TB, nb int64, util float64, seed int64) (*Al
 	return a, rng
 }
 
-// placeRuns places n blocks as Volume.placeLocked does (the largest run
+// placeRuns places n blocks as vld's Volume.placeLocked does (the largest run
 // that fits, halving), then frees as many used blocks at random, so that
 // utilisation stays put, as overwrites keep it. It returns the runs.
 func placeRuns(a *Allocator, rng *rand.Rand, h *disk.Head, now *float64, n, maxTrack int) int {

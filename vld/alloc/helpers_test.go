@@ -2,7 +2,6 @@ package alloc
 
 import (
 	"flag"
-	"slices"
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/disk"
@@ -20,18 +19,4 @@ func testModel(t testing.TB, name string) *disk.Model {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// extraCylinders lists the cylinders of extra tracks, sorted, unique, as
-// the volume fills Window.ExtraCyls (vld's log_tracks.go).
-func extraCylinders(extra []uint32, surfaces int) []int {
-	if len(extra) == 0 {
-		return nil
-	}
-	cs := make([]int, len(extra))
-	for i, t := range extra {
-		cs[i] = int(t) / surfaces
-	}
-	slices.Sort(cs)
-	return slices.Compact(cs)
 }

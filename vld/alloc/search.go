@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"math"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
@@ -16,12 +17,26 @@ type Window struct {
 	ExtraCyls []int  // the cylinders of the extra tracks, sorted (nil: none)
 }
 
+// ExtraCylinders lists the cylinders of the extra tracks, sorted and
+// unique, for Window.ExtraCyls.
+func ExtraCylinders(extra []uint32, surfaces int) []int {
+	if len(extra) == 0 {
+		return nil
+	}
+	cs := make([]int, len(extra))
+	for i, t := range extra {
+		cs[i] = int(t) / surfaces
+	}
+	slices.Sort(cs)
+	return slices.Compact(cs)
+}
+
 // MayPlace reports whether a run may go on track t inside w: anywhere in
 // the window proper, but on an extra track only while the fill policy may
 // fill it (empty, or the active track below the threshold). Entries then
 // follow a burst's data onto the empty tracks listed, and do not scatter
 // into the holes of tracks listed only because the compactor will empty
-// them next, which would spread holes over the disk (log_tracks.go).
+// them next, which would spread holes over the disk (vld's log_tracks.go).
 func (a *Allocator) MayPlace(w Window, t int) bool {
 	nt := a.l.NumTracks()
 	if w.N == 0 || w.N >= nt || (Window{Start: w.Start, N: w.N}).Contains(t, nt) {

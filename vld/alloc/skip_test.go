@@ -66,7 +66,7 @@ func TestSkippedCylindersChangeNothing(t *testing.T) {
 						w.Extra[tr] = true
 						ex = append(ex, uint32(tr))
 					}
-					w.ExtraCyls = extraCylinders(ex, m.Surfaces)
+					w.ExtraCyls = ExtraCylinders(ex, m.Surfaces)
 				}
 			}
 			if rng.Intn(3) == 0 {
