@@ -25,8 +25,9 @@
 //     behind Volume.Stats.
 //
 // It does not know about the virtual log, checkpoints, requests or the
-// clock: a caller passes the head's position and the time positioning
-// starts, and marks the blocks it takes (MarkUsed) and frees (MarkFree).
+// simulated clock: a caller passes the head's position and the time
+// positioning starts, and marks the blocks it takes (MarkUsed) and frees
+// (MarkFree).
 // Free-space layouts other than the eager one (in-place, range, LFS
 // segments) are the volume's; they use the bitmap through IsUsed, NextFree,
 // NextUsed and FreeRun.
