@@ -24,8 +24,8 @@ func (v *Volume) Check(clientLive []Addr) error {
 	if v.phase == phaseClosed {
 		return ErrClosed
 	}
-	if err := v.alloc.check(); err != nil {
-		return err
+	if err := v.alloc.Check(); err != nil {
+		return fmt.Errorf("allocator: %w: %w", err, ErrCorrupt)
 	}
 	if err := v.log.check(); err != nil {
 		return err
@@ -66,12 +66,12 @@ func (v *Volume) Check(clientLive []Addr) error {
 		return err
 	}
 	for a := range owner {
-		if a >= v.sb.NumBlocks || !v.alloc.isUsed(int64(a)) {
+		if a >= v.sb.NumBlocks || !v.alloc.IsUsed(int64(a)) {
 			return fmt.Errorf("block %d (%s) is not marked in use: %w", a, owner[a], ErrCorrupt)
 		}
 	}
-	if int64(len(owner)) != int64(v.sb.NumBlocks)-v.alloc.free {
-		return fmt.Errorf("%d blocks in use but %d accounted for (leak): %w", int64(v.sb.NumBlocks)-v.alloc.free, len(owner), ErrCorrupt)
+	if int64(len(owner)) != int64(v.sb.NumBlocks)-v.alloc.Free() {
+		return fmt.Errorf("%d blocks in use but %d accounted for (leak): %w", int64(v.sb.NumBlocks)-v.alloc.Free(), len(owner), ErrCorrupt)
 	}
 	return v.checkEntriesLocked()
 }
@@ -125,7 +125,7 @@ func (v *Volume) checkEntriesLocked() error {
 				return fmt.Errorf("log entry seq %d pointer %d differs on disk: %w", s, i, ErrCorrupt)
 			}
 		}
-		if !v.logWindow().contains(v.layout.TrackOf(int64(le.ref.Addr)), v.layout.NumTracks()) {
+		if !v.logWindow().Contains(v.layout.TrackOf(int64(le.ref.Addr)), v.layout.NumTracks()) {
 			return fmt.Errorf("log entry seq %d at block %d lies outside the log window: %w", s, le.ref.Addr, ErrCorrupt)
 		}
 	}

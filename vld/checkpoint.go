@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -68,7 +69,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 			// them): their blocks are free again.
 			for _, l := range next {
 				for _, a := range l.blocks() {
-					v.alloc.markFree(int64(a))
+					v.alloc.MarkFree(int64(a))
 				}
 			}
 		}
@@ -96,9 +97,9 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 		// and take no empty track it made (eagerly placed when no hole is
 		// left).
 		if len(copyBlocks) > 0 {
-			runs, err := v.placeHolesLocked(len(copyBlocks), holeFilter{avoid: -1})
+			runs, err := v.placeHolesLocked(len(copyBlocks), alloc.HoleFilter{Avoid: -1})
 			if errors.Is(err, ErrNoSpace) {
-				runs, err = v.placeLocked(len(copyBlocks), window{})
+				runs, err = v.placeLocked(len(copyBlocks), alloc.Window{})
 			}
 			if err != nil {
 				return err
@@ -111,7 +112,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 				return err
 			}
 		}
-		runs, err := v.placeLocked(m, window{})
+		runs, err := v.placeLocked(m, alloc.Window{})
 		if err != nil {
 			return err
 		}
@@ -150,7 +151,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	if copies {
 		ck.DirCopies = dirAddrs[n:]
 	}
-	ck.Extra = v.extraTracksLocked(window{start: int(ck.WindowStart), n: int(ck.WindowTracks)}, len(dirAddrs))
+	ck.Extra = v.extraTracksLocked(alloc.Window{Start: int(ck.WindowStart), N: int(ck.WindowTracks)}, len(dirAddrs))
 	extra, err := extraSet(&ck, v.layout.NumTracks())
 	if err != nil {
 		return err
@@ -174,17 +175,17 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	}
 	// The new checkpoint is durable: recycle what only the old one needed.
 	for _, a := range g.dirBlocks {
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 	}
 	for _, a := range g.pinned {
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 	}
 	for p, l := range next {
 		// The versions the copies replace: a checkpointed entry or lone
 		// copy is free now; an entry logged since goes with the others.
 		if old := g.cur[p]; old.inCkpt {
 			for _, a := range old.blocks() {
-				v.alloc.markFree(int64(a))
+				v.alloc.MarkFree(int64(a))
 			}
 		}
 		g.cur[p] = l
@@ -192,7 +193,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	}
 	for s, e := range g.entries {
 		if !g.isLive(e) {
-			v.alloc.markFree(int64(e.ref.Addr))
+			v.alloc.MarkFree(int64(e.ref.Addr))
 		}
 		delete(g.entries, s)
 	}
@@ -205,7 +206,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	g.pinned = nil
 	g.dirBlocks = dirAddrs
 	g.ckpt, g.extra = ck, extra
-	g.extraCyls = extraCylinders(ck.Extra, v.layout.Model().Surfaces)
+	g.extraCyls = alloc.ExtraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	v.stats.Checkpoints++
 	return nil
 }
@@ -229,7 +230,7 @@ func (v *Volume) windowStartLocked(wt int) int {
 	nt := v.layout.NumTracks()
 	h := v.m.headTrack()
 	wt = min(max(wt, 1), nt)
-	free := func(t int) int64 { return int64(v.alloc.trackFree[t%nt]) }
+	free := func(t int) int64 { return int64(v.alloc.TrackFree(t % nt)) }
 	var sum int64 // free blocks of the window starting at h+i
 	for i := 0; i < wt; i++ {
 		sum += free(h + i)

@@ -77,7 +77,7 @@ func (v *Volume) writeTailLocked() error {
 		return err
 	}
 	for a := range v.pending {
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 	}
 	v.pending, v.written = map[Addr]bool{}, map[Addr]uint32{}
 	t := ondisk.Tail{UUID: v.sb.UUID, CkptSeq: v.log.ckpt.Seq, Root: v.log.root, NextSeq: v.log.nextSeq, SimMs: floatBits(v.m.now), HasDigest: true}

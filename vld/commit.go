@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -104,7 +105,7 @@ func (v *Volume) releaseFreesLocked(frees []Addr, logged bool) {
 			v.pending[a] = true
 			continue
 		}
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 	}
 }
 
@@ -175,7 +176,7 @@ func (v *Volume) placeInWindowLocked(n int) ([]run, error) {
 	if err := v.drainLocked(); err != nil { // the head must be where it really is
 		return nil, err
 	}
-	headLeft := !v.logWindow().contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2)
+	headLeft := !v.logWindow().Contains(v.m.headTrack(), v.layout.NumTracks()) && v.log.sinceCkpt >= min(minEntriesBeforeMove, v.checkpointEvery()/2)
 	if headLeft || v.wantRegisterLocked() {
 		if err := v.checkpointLocked(false); err != nil {
 			return nil, err
@@ -275,8 +276,8 @@ func (v *Volume) checkpointEvery() int {
 
 // logWindow is the tracks every entry since the checkpoint lies in: its
 // window and its extra tracks (log_tracks.go).
-func (v *Volume) logWindow() window {
-	return window{start: int(v.log.ckpt.WindowStart), n: int(v.log.ckpt.WindowTracks), extra: v.log.extra, extraCyls: v.log.extraCyls}
+func (v *Volume) logWindow() alloc.Window {
+	return alloc.Window{Start: int(v.log.ckpt.WindowStart), N: int(v.log.ckpt.WindowTracks), Extra: v.log.extra, ExtraCyls: v.log.extraCyls}
 }
 
 // flushLocked makes every write so far durable, holding mu.

@@ -3,6 +3,7 @@ package vld
 import (
 	"fmt"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -45,8 +46,8 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 		return nil, ErrReadOnly
 	}
 	n, k := len(data), len(pieces)
-	if need := int64(n + k); (!o.Meta && v.alloc.free-int64(n) < v.reserve) || v.alloc.free < need {
-		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", n, v.alloc.free, v.reserve, ErrNoSpace)
+	if need := int64(n + k); (!o.Meta && v.alloc.Free()-int64(n) < v.reserve) || v.alloc.Free() < need {
+		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", n, v.alloc.Free(), v.reserve, ErrNoSpace)
 	}
 	defer v.endGatherLocked()
 	// Gathered writes of this commit come first: data and entries go right
@@ -72,7 +73,7 @@ func (v *Volume) WriteCommitOpts(data [][]byte, o WriteOpts, pieces []uint32, pa
 	pl := payload(addrs[:n])
 	if len(pl) != k {
 		for _, a := range addrs {
-			v.alloc.markFree(int64(a))
+			v.alloc.MarkFree(int64(a))
 		}
 		return nil, fmt.Errorf("write-commit: %d payloads for %d pieces: %w", len(pl), k, ErrInvalid)
 	}
@@ -155,32 +156,32 @@ func splitRuns(runs []run, n int) (head, tail []run) {
 func (v *Volume) oneRunCheaperLocked(n, k int) bool {
 	ovh := v.m.overheadMs(true)
 	w := v.logWindow()
-	if !w.contains(v.m.headTrack(), v.layout.NumTracks()) {
+	if !w.Contains(v.m.headTrack(), v.layout.NumTracks()) {
 		return false
 	}
 	one := v.head.choose(v.alloc, v.m.head, v.m.now+ovh, n+k, w)
-	if one.block < 0 {
+	if one.Block < 0 {
 		return false
 	}
-	first := v.head.choose(v.alloc, v.m.head, v.m.now+ovh, n, window{})
-	if first.block < 0 {
+	first := v.head.choose(v.alloc, v.m.head, v.m.now+ovh, n, alloc.Window{})
+	if first.Block < 0 {
 		return true
 	}
-	t := v.layout.TrackOf(first.block)
+	t := v.layout.TrackOf(first.Block)
 	cyl, surf := v.layout.CylSurf(t)
-	after := v.m.now + ovh + first.cost + float64(n)*v.layout.BlockMs(t) + ovh
+	after := v.m.now + ovh + first.Cost + float64(n)*v.layout.BlockMs(t) + ovh
 	second := v.head.choose(v.alloc, disk.Head{Cyl: cyl, Surf: surf}, after, k, w)
-	if second.block < 0 {
+	if second.Block < 0 {
 		return true
 	}
-	return one.cost < first.cost+ovh+second.cost
+	return one.Cost < first.Cost+ovh+second.Cost
 }
 
 // writeThenCommitLocked is WriteCommit as two requests: the data where the
 // head reaches free space first, then the entries in the log window; one
 // flush for both.
 func (v *Volume) writeThenCommitLocked(data [][]byte, pieces []uint32, payload func(addrs []Addr) map[uint32][]byte) ([]Addr, error) {
-	runs, err := v.placeLocked(len(data), window{})
+	runs, err := v.placeLocked(len(data), alloc.Window{})
 	if err != nil {
 		return nil, err
 	}

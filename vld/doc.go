@@ -3,11 +3,11 @@
 // decisions recoverable.
 //
 // It owns:
-//   - the eager-writing allocator (alloc*.go): free space per track, the
-//     cylinder sweep, the fill threshold of section 4.2 of the virtual-log
-//     paper, and the indexes that keep a search's cost from growing with
-//     fullness without changing its choice (alloc_runs.go, alloc_phase.go,
-//     alloc_skip.go);
+//   - the volume's use of the eager-writing allocator (package vld/alloc:
+//     free space, the cylinder sweep, the fill threshold of section 4.2 of
+//     the virtual-log paper and the indexes behind it): placing requests as
+//     runs (io.go), marking the blocks the log and the client hold, and the
+//     head models that price a choice (head.go, head_profile.go);
 //   - the head model and the two clocks (clock.go);
 //   - the virtual log (vlog.go): a tree of entries chained backwards from a
 //     root, each entry the newest version of one "piece" of the client's map;
@@ -29,9 +29,14 @@
 // It does not know what a file or an inode is; vlfs stores its inode map in
 // the pieces.
 //
+// Subpackages: disk (geometry and timing), device, ondisk (formats),
+// profile (measured head profiles), rangedisk, and alloc, which imports
+// only disk: the root imports them, never the reverse.
+//
 // Lock order: LogicalDisk.mu before Volume.commitMu before Volume.mu
 // (LogicalDisk.Sync and WriteSync commit with LogicalDisk.mu held, so that
-// no relocation slips between encoding the map and committing it).
+// no relocation slips between encoding the map and committing it). The
+// allocator has no lock of its own: Volume.mu guards it.
 // Functions whose names end in Locked need their receiver's mu held.
 // On the real-time clock a request served from the scheduler's queue does
 // not sleep its service time under Volume.mu: its caller waits for the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -115,23 +116,23 @@ func (v *Volume) gatherEnd() (int64, int) {
 // gatherMaxBlocks: the cheapest place there is for them, as the head
 // passes there next with no overhead or positioning of its own. The blocks
 // are marked used.
-func (v *Volume) extendLocked(n int, w window) (run, bool) {
+func (v *Volume) extendLocked(n int, w alloc.Window) (run, bool) {
 	b, t := v.gatherEnd()
 	if b < 0 || n <= 0 || !v.gather.active || v.place.policy != PlaceEager || v.gather.n+n > gatherMaxBlocks {
 		return run{}, false
 	}
-	if b+int64(n) > v.layout.TrackStart(t)+int64(v.layout.TrackBlocks(t)) || !w.contains(t, v.layout.NumTracks()) {
+	if b+int64(n) > v.layout.TrackStart(t)+int64(v.layout.TrackBlocks(t)) || !w.Contains(t, v.layout.NumTracks()) {
 		return run{}, false
 	}
 	for i := int64(0); i < int64(n); i++ {
-		if v.alloc.isUsed(b + i) {
+		if v.alloc.IsUsed(b + i) {
 			return run{}, false
 		}
 	}
 	for i := int64(0); i < int64(n); i++ {
-		v.alloc.markUsed(b + i)
+		v.alloc.MarkUsed(b + i)
 	}
-	v.alloc.noteWrite(t)
+	v.alloc.NoteWrite(t)
 	v.place.near, v.place.replaces = nil, nil // eager placement ignores them; consume as placeLocked does
 	return run{start: b, n: n}, true
 }
@@ -140,7 +141,7 @@ func (v *Volume) extendLocked(n int, w window) (run, bool) {
 // held-back run when it can be extended, where the whole commit fits when
 // that costs little more (roomyLocked), otherwise as placeLocked does.
 func (v *Volume) placeEagerLocked(n int) ([]run, error) {
-	if r, ok := v.extendLocked(n, window{}); ok {
+	if r, ok := v.extendLocked(n, alloc.Window{}); ok {
 		return []run{r}, nil
 	}
 	if r, ok := v.withEntriesLocked(n); ok {
@@ -149,7 +150,7 @@ func (v *Volume) placeEagerLocked(n int) ([]run, error) {
 	if r, ok := v.roomyLocked(n); ok {
 		return []run{r}, nil
 	}
-	return v.placeLocked(n, window{})
+	return v.placeLocked(n, alloc.Window{})
 }
 
 // roomyLocked places the first write of a gathered commit at the start of
@@ -170,23 +171,23 @@ func (v *Volume) roomyLocked(n int) (run, bool) {
 	}
 	ovh := v.m.overheadMs(true)
 	start := v.m.now + ovh
-	big := v.head.choose(v.alloc, v.m.head, start, want, window{})
-	if big.block < 0 {
+	big := v.head.choose(v.alloc, v.m.head, start, want, alloc.Window{})
+	if big.Block < 0 {
 		return run{}, false
 	}
-	if small := v.head.choose(v.alloc, v.m.head, start, n, window{}); small.block >= 0 && big.cost > small.cost+float64(max(g.expectW-1, 1))*ovh {
+	if small := v.head.choose(v.alloc, v.m.head, start, n, alloc.Window{}); small.Block >= 0 && big.Cost > small.Cost+float64(max(g.expectW-1, 1))*ovh {
 		return run{}, false
 	}
-	return v.takeHeadLocked(big.block, n), true
+	return v.takeHeadLocked(big.Block, n), true
 }
 
 // takeHeadLocked marks the first n blocks of a free run from b used, for
 // a write whose commit extends the run after them.
 func (v *Volume) takeHeadLocked(b int64, n int) run {
 	for i := int64(0); i < int64(n); i++ {
-		v.alloc.markUsed(b + i)
+		v.alloc.MarkUsed(b + i)
 	}
-	v.alloc.noteWrite(v.layout.TrackOf(b))
+	v.alloc.NoteWrite(v.layout.TrackOf(b))
 	v.place.near, v.place.replaces = nil, nil // eager placement ignores them; consume as placeLocked does
 	return run{start: b, n: n}
 }
@@ -202,10 +203,10 @@ func (v *Volume) withEntriesLocked(n int) (run, bool) {
 		return run{}, false
 	}
 	one := v.head.choose(v.alloc, v.m.head, v.m.now+v.m.overheadMs(true), n+k, v.logWindow())
-	if one.block < 0 {
+	if one.Block < 0 {
 		return run{}, false
 	}
-	return v.takeHeadLocked(one.block, n), true
+	return v.takeHeadLocked(one.Block, n), true
 }
 
 // holdLocked appends a write to the held-back run if it continues it (or

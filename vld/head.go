@@ -3,6 +3,7 @@ package vld
 import (
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
@@ -14,7 +15,7 @@ import (
 type headModel interface {
 	// choose picks the first block of a run of n free blocks for a write
 	// whose positioning starts at startMs with the head at h, inside w.
-	choose(a *allocator, h disk.Head, startMs float64, n int, w window) choice
+	choose(a *alloc.Allocator, h disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice
 	name() string
 }
 
@@ -28,8 +29,8 @@ type simulatedHead struct{ m *mech }
 // meanwhile. Every start of one decision shifts by the same lag, so the
 // later runs of a request (priced from the first one's cost) stay
 // consistent.
-func (s simulatedHead) choose(a *allocator, h disk.Head, startMs float64, n int, w window) choice {
-	return a.choose(h, startMs+s.m.lagMs(), n, w)
+func (s simulatedHead) choose(a *alloc.Allocator, h disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {
+	return a.Choose(h, startMs+s.m.lagMs(), n, w)
 }
 
 // lagMs is how far simulated time lags the wall clock on the real-time

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
 )
@@ -116,28 +117,27 @@ func (ph *profiledHead) name() string {
 
 // choose implements headModel. The head position h is ignored: a profiled
 // head cannot see it. Free space is managed as the allocator does for the
-// oracle (alloc_search.go): while empty tracks exist and a fill threshold
+// oracle (vld/alloc, search.go): while empty tracks exist and a fill threshold
 // is set, runs on the active track come first, then runs on empty tracks,
 // and only then any free run; within each class the profile decides.
-func (ph *profiledHead) choose(a *allocator, _ disk.Head, startMs float64, n int, w window) choice {
-	a.decisions++
-	defer a.timed(a.startTimer())
+func (ph *profiledHead) choose(a *alloc.Allocator, _ disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {
+	defer a.EndDecision(a.StartDecision())
 	anchor, think := ph.anchor(startMs)
 	row := ph.blind
 	if i := ph.p.Grid.ThinkIndex(think); i >= 0 {
 		row = ph.table[i]
 	}
-	c := noChoice
+	c := alloc.NoChoice
 	for _, f := range ph.classes(a) {
-		if c = ph.scan(a, anchor, row, n, w, f); c.block >= 0 {
+		if c = ph.scan(a, anchor, row, n, w, f); c.Block >= 0 {
 			break
 		}
 	}
-	if c.block < 0 {
+	if c.Block < 0 {
 		c = ph.fallback(a, anchor, n, w)
 	}
-	if c.block >= 0 {
-		ph.plan = plannedRun{valid: true, seq: ph.m.last.seq, startMs: startMs, end: c.block + int64(n)}
+	if c.Block >= 0 {
+		ph.plan = plannedRun{valid: true, seq: ph.m.last.seq, startMs: startMs, end: c.Block + int64(n)}
 	}
 	return c
 }
@@ -148,17 +148,17 @@ type trackFilter func(t int) bool
 // classes lists the track filters to try in order (see choose). With
 // avoidEmpty (Volume.SetAvoidEmpty) tracks in use come first, as in the
 // allocator's own choice.
-func (ph *profiledHead) classes(a *allocator) []trackFilter {
+func (ph *profiledHead) classes(a *alloc.Allocator) []trackFilter {
 	all := func(int) bool { return true }
 	var out []trackFilter
-	if a.avoidEmpty {
-		out = append(out, func(t int) bool { return a.trackFree[t] < a.trackCap[t] })
+	if a.AvoidEmpty() {
+		out = append(out, func(t int) bool { return a.TrackFree(t) < a.TrackCap(t) })
 	}
-	if a.threshold <= 0 || a.empty == 0 {
+	if a.Threshold() <= 0 || a.EmptyTracks() == 0 {
 		return append(out, all)
 	}
-	active := func(t int) bool { return t == a.active && a.trackFree[t] < a.trackCap[t] && a.fillable(t) }
-	return append(out, active, a.fillable, all)
+	active := func(t int) bool { return t == a.Active() && a.TrackFree(t) < a.TrackCap(t) && a.Fillable(t) }
+	return append(out, active, a.Fillable, all)
 }
 
 // anchor is where the write's skip is measured from and the think time:
@@ -180,71 +180,71 @@ func (ph *profiledHead) anchor(startMs float64) (int64, float64) {
 }
 
 // scan prices every free run start in the profiled range after anchor.
-func (ph *profiledHead) scan(a *allocator, anchor int64, row []float64, n int, w window, f trackFilter) choice {
-	end := min(anchor+int64(len(row)), a.l.NumBlocks())
+func (ph *profiledHead) scan(a *alloc.Allocator, anchor int64, row []float64, n int, w alloc.Window, f trackFilter) alloc.Choice {
+	end := min(anchor+int64(len(row)), ph.m.l.NumBlocks())
 	best, bestMs := int64(-1), math.Inf(1)
-	for b := a.nextFree(anchor, end); b >= 0; b = a.nextFree(b+1, end) {
-		if ms := row[b-anchor]; ms < bestMs && ph.fits(a, b, n, w) && f(a.l.TrackOf(b)) {
+	for b := a.NextFree(anchor, end); b >= 0; b = a.NextFree(b+1, end) {
+		if ms := row[b-anchor]; ms < bestMs && ph.fits(a, b, n, w) && f(ph.m.l.TrackOf(b)) {
 			best, bestMs = b, ms
 		}
 	}
 	if best < 0 {
-		return noChoice
+		return alloc.NoChoice
 	}
-	return choice{block: best, cost: bestMs - ph.floor}
+	return alloc.Choice{Block: best, Cost: bestMs - ph.floor}
 }
 
 // fallback takes the first fitting free run at or after anchor in address
 // order, wrapping once; its cost is unknown, so it is priced as a write
 // with no knowledge of the phase.
-func (ph *profiledHead) fallback(a *allocator, anchor int64, n int, w window) choice {
-	nb := a.l.NumBlocks()
+func (ph *profiledHead) fallback(a *alloc.Allocator, anchor int64, n int, w alloc.Window) alloc.Choice {
+	nb := ph.m.l.NumBlocks()
 	var sum float64
 	for _, v := range ph.blind {
 		sum += v
 	}
 	cost := sum/float64(len(ph.blind)) - ph.floor
 	for _, r := range [][2]int64{{anchor, nb}, {0, min(anchor, nb)}} {
-		for b := a.nextFree(r[0], r[1]); b >= 0; b = a.nextFree(b+1, r[1]) {
-			if !a.mayPlace(w, a.l.TrackOf(b)) {
+		for b := a.NextFree(r[0], r[1]); b >= 0; b = a.NextFree(b+1, r[1]) {
+			if !a.MayPlace(w, ph.m.l.TrackOf(b)) {
 				b = ph.skipOutside(a, b, w) - 1
 				continue
 			}
 			if ph.fits(a, b, n, w) {
-				return choice{block: b, cost: cost}
+				return alloc.Choice{Block: b, Cost: cost}
 			}
 		}
 	}
-	return noChoice
+	return alloc.NoChoice
 }
 
 // skipOutside returns the first block after b's track that may lie in w:
 // the next track if w lists extra tracks, else the window's first track if
 // it is ahead, else the end of the disk.
-func (ph *profiledHead) skipOutside(a *allocator, b int64, w window) int64 {
-	if w.extra != nil {
-		if t := a.l.TrackOf(b) + 1; t < a.l.NumTracks() {
-			return a.l.TrackStart(t)
+func (ph *profiledHead) skipOutside(a *alloc.Allocator, b int64, w alloc.Window) int64 {
+	if w.Extra != nil {
+		if t := ph.m.l.TrackOf(b) + 1; t < ph.m.l.NumTracks() {
+			return ph.m.l.TrackStart(t)
 		}
-		return a.l.NumBlocks()
+		return ph.m.l.NumBlocks()
 	}
-	if s := a.l.TrackStart(w.start); s > b {
+	if s := ph.m.l.TrackStart(w.Start); s > b {
 		return s
 	}
-	return a.l.NumBlocks()
+	return ph.m.l.NumBlocks()
 }
 
 // fits reports whether a run of n blocks may start at b: free, on one
 // track (runs never span tracks), inside the window.
-func (ph *profiledHead) fits(a *allocator, b int64, n int, w window) bool {
-	if b+int64(n) > a.l.NumBlocks() {
+func (ph *profiledHead) fits(a *alloc.Allocator, b int64, n int, w alloc.Window) bool {
+	if b+int64(n) > ph.m.l.NumBlocks() {
 		return false
 	}
-	t := a.l.TrackOf(b)
-	if n > 1 && (a.l.TrackOf(b+int64(n)-1) != t || !a.freeRun(b, n)) {
+	t := ph.m.l.TrackOf(b)
+	if n > 1 && (ph.m.l.TrackOf(b+int64(n)-1) != t || !a.FreeRun(b, n)) {
 		return false
 	}
-	return a.mayPlace(w, t)
+	return a.MayPlace(w, t)
 }
 
 // chooseHead builds the head model Options ask for.

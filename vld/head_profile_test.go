@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
@@ -49,13 +50,13 @@ func vee(best int) func(j int) float64 {
 // blocks per track) with a profiled head whose cheapest skip is 3 blocks
 // at think 0 and 6 blocks at think 1 ms; the last request ended at block
 // 100 (track 3) at 10 ms.
-func headFixture(t *testing.T, threshold float64) (*profiledHead, *allocator, *mech) {
+func headFixture(t *testing.T, threshold float64) (*profiledHead, *alloc.Allocator, *mech) {
 	t.Helper()
 	l, err := disk.NewLayout(testModel(t, "st19101"), 4096, 20000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, m := newAllocator(l, threshold), newMech(l, ClockVirtual)
+	a, m := alloc.New(l, threshold), newMech(l, ClockVirtual)
 	p := synthProfile(3, 64, func(i, j int) float64 { return vee(3 + 3*i)(j) })
 	ph, err := newProfiledHead(p, m, 4096)
 	if err != nil {
@@ -68,9 +69,9 @@ func headFixture(t *testing.T, threshold float64) (*profiledHead, *allocator, *m
 func TestProfiledHeadChoose(t *testing.T) {
 	ph, a, m := headFixture(t, -1)
 	ovh := m.overheadMs(true)
-	pick := func(startMs float64, n int, w window) int64 {
+	pick := func(startMs float64, n int, w alloc.Window) int64 {
 		t.Helper()
-		return ph.choose(a, disk.Head{Cyl: 1000}, startMs, n, w).block // the head position must not matter
+		return ph.choose(a, disk.Head{Cyl: 1000}, startMs, n, w).Block // the head position must not matter
 	}
 	at := func(think float64) float64 { return 10 + think + ovh }
 	cases := []struct {
@@ -78,23 +79,23 @@ func TestProfiledHeadChoose(t *testing.T) {
 		used  []int64
 		think float64
 		n     int
-		w     window
+		w     alloc.Window
 		want  int64
 	}{
-		{"cheapest skip at think 0", nil, 0, 1, window{}, 103},
-		{"cheapest skip at think 1 ms", nil, 1, 1, window{}, 106},
-		{"think between rows takes the nearest", nil, 0.6, 1, window{}, 106},
-		{"think beyond the grid: the mean row, where skip 9 is never a miss", nil, 50, 1, window{}, 109},
-		{"cheapest block used: the one just after", []int64{103}, 0, 1, window{}, 104},
-		{"a run needs all its blocks free", []int64{103, 105}, 0, 2, window{}, 106},
-		{"a run never spans tracks", nil, 0, 31, window{}, 128},
-		{"outside the window: first free block in it", nil, 0, 1, window{start: 100, n: 2}, 3200},
+		{"cheapest skip at think 0", nil, 0, 1, alloc.Window{}, 103},
+		{"cheapest skip at think 1 ms", nil, 1, 1, alloc.Window{}, 106},
+		{"think between rows takes the nearest", nil, 0.6, 1, alloc.Window{}, 106},
+		{"think beyond the grid: the mean row, where skip 9 is never a miss", nil, 50, 1, alloc.Window{}, 109},
+		{"cheapest block used: the one just after", []int64{103}, 0, 1, alloc.Window{}, 104},
+		{"a run needs all its blocks free", []int64{103, 105}, 0, 2, alloc.Window{}, 106},
+		{"a run never spans tracks", nil, 0, 31, alloc.Window{}, 128},
+		{"outside the window: first free block in it", nil, 0, 1, alloc.Window{Start: 100, N: 2}, 3200},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, b := range c.used {
-				a.markUsed(b)
-				defer a.markFree(b)
+				a.MarkUsed(b)
+				defer a.MarkFree(b)
 			}
 			ph.plan = plannedRun{}
 			if got := pick(at(c.think), c.n, c.w); got != c.want {
@@ -104,26 +105,26 @@ func TestProfiledHeadChoose(t *testing.T) {
 	}
 	t.Run("range full: first free block after it", func(t *testing.T) {
 		for b := int64(100); b < 100+64; b++ {
-			a.markUsed(b)
-			defer a.markFree(b)
+			a.MarkUsed(b)
+			defer a.MarkFree(b)
 		}
-		if got := pick(at(0), 1, window{}); got != 164 {
+		if got := pick(at(0), 1, alloc.Window{}); got != 164 {
 			t.Fatalf("chose %d, want 164", got)
 		}
 	})
 	t.Run("a later run of the same request follows the first", func(t *testing.T) {
 		ph.plan = plannedRun{}
-		first := ph.choose(a, disk.Head{}, at(0), 4, window{})
-		second := ph.choose(a, disk.Head{}, at(0)+first.cost+1, 1, window{})
-		if first.block != 103 || second.block != 103+4+3 {
-			t.Fatalf("runs at %d and %d, want 103 and 110", first.block, second.block)
+		first := ph.choose(a, disk.Head{}, at(0), 4, alloc.Window{})
+		second := ph.choose(a, disk.Head{}, at(0)+first.Cost+1, 1, alloc.Window{})
+		if first.Block != 103 || second.Block != 103+4+3 {
+			t.Fatalf("runs at %d and %d, want 103 and 110", first.Block, second.Block)
 		}
 		m.last.note(103, 4, 11) // served: the next request anchors on it
-		if got := pick(11+ovh, 1, window{}); got != 110 {
+		if got := pick(11+ovh, 1, alloc.Window{}); got != 110 {
 			t.Fatalf("after the request was served: %d, want 110", got)
 		}
 	})
-	if a.decisions == 0 {
+	if a.Decisions() == 0 {
 		t.Error("decisions not counted")
 	}
 }
@@ -134,16 +135,16 @@ func TestProfiledHeadChoose(t *testing.T) {
 func TestProfiledHeadAvoidsEmpty(t *testing.T) {
 	ph, a, m := headFixture(t, 0.75)
 	for b := int64(96); b < 100; b++ { // track 3 (blocks 96-127) holds data
-		a.markUsed(b)
+		a.MarkUsed(b)
 	}
 	ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
-	a.avoidEmpty = true
-	got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block
-	if tr := a.l.TrackOf(got); got < 0 || a.trackFree[tr] == a.trackCap[tr] {
+	a.SetAvoidEmpty(true)
+	got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block
+	if tr := ph.m.l.TrackOf(got); got < 0 || a.TrackFree(tr) == a.TrackCap(tr) {
 		t.Fatalf("chose block %d on track %d, an empty track, with avoid-empty on", got, tr)
 	}
-	a.avoidEmpty = false
-	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block; got != 130 {
+	a.SetAvoidEmpty(false)
+	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 130 {
 		t.Fatalf("avoid-empty off: chose %d, want the cheapest, 130", got)
 	}
 }
@@ -158,11 +159,11 @@ func TestProfiledHeadFillsActiveTrackFirst(t *testing.T) {
 	}{{0.75, 103}, {-1, 130}} {
 		ph, a, m := headFixture(t, c.threshold)
 		for b := int64(96); b < 100; b++ { // track 3 (blocks 96-127) holds data and is active
-			a.markUsed(b)
+			a.MarkUsed(b)
 		}
-		a.noteWrite(3)
+		a.NoteWrite(3)
 		ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
-		if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block; got != c.want {
+		if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != c.want {
 			t.Errorf("threshold %v: chose %d, want %d", c.threshold, got, c.want)
 		}
 	}
@@ -256,7 +257,7 @@ func TestProfiledHeadOnSimulatedDisk(t *testing.T) {
 }
 
 // BenchmarkProfiledHeadDecision measures one placement decision of the
-// profiled head on the setting of BenchmarkAllocatorDecision (4 GiB
+// profiled head on the setting of vld/alloc's BenchmarkAllocatorDecision (4 GiB
 // st19101, 90 % utilisation), with a profile of 160 skips x 401 think
 // times, on the wall clock.
 func BenchmarkProfiledHeadDecision(b *testing.B) {
@@ -264,7 +265,7 @@ func BenchmarkProfiledHeadDecision(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, m := newAllocator(l, 0.75), newMech(l, ClockVirtual)
+	a, m := alloc.New(l, 0.75), newMech(l, ClockVirtual)
 	rng := rand.New(rand.NewSource(1))
 	p := synthProfile(401, 161, func(i, j int) float64 { return rng.Float64() * 6 })
 	p.Grid.ThinkStepMs = 0.05
@@ -274,25 +275,25 @@ func BenchmarkProfiledHeadDecision(b *testing.B) {
 	}
 	for blk := int64(0); blk < l.NumBlocks(); blk++ {
 		if rng.Float64() < 0.9 {
-			a.markUsed(blk)
+			a.MarkUsed(blk)
 		}
 	}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		c := ph.choose(a, disk.Head{}, m.now+0.1, 1, window{})
+		c := ph.choose(a, disk.Head{}, m.now+0.1, 1, alloc.Window{})
 		lat = append(lat, time.Since(t0))
-		a.markUsed(c.block)
+		a.MarkUsed(c.Block)
 		for {
 			r := rng.Int63n(l.NumBlocks())
-			if r >= 4 && a.isUsed(r) && r != c.block {
-				a.markFree(r)
+			if r >= 4 && a.IsUsed(r) && r != c.Block {
+				a.MarkFree(r)
 				break
 			}
 		}
 		m.now += rng.Float64() * 3
-		m.last.note(c.block, 1, m.now)
+		m.last.note(c.Block, 1, m.now)
 	}
 	b.StopTimer()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -308,7 +309,7 @@ func TestProfiledHeadRealClockThinkTime(t *testing.T) {
 	m.start = time.Now().Add(-11 * time.Millisecond) // the wall clock is 1 ms past the last request's end
 	// 106 is the think-1-ms skip (109 if the test was slow by 0.5 ms);
 	// the stale simulated clock would say think 0, skip 103.
-	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, window{}).block; got != 106 && got != 109 {
+	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 106 && got != 109 {
 		t.Fatalf("chose %d, want 106", got)
 	}
 }
@@ -352,7 +353,7 @@ func flatProfileCase(t *testing.T, seed int64) {
 		if got := p.Summarize().Flat; got != c.flat {
 			t.Fatalf("spread %v: Flat = %v, want %v", c.spread, got, c.flat)
 		}
-		a, m := newAllocator(l, -1), newMech(l, ClockVirtual)
+		a, m := alloc.New(l, -1), newMech(l, ClockVirtual)
 		ph, err := newProfiledHead(p, m, 4096)
 		if err != nil {
 			t.Fatal(err)
@@ -360,7 +361,7 @@ func flatProfileCase(t *testing.T, seed int64) {
 		m.last = lastIO{end: 100, endMs: 10, seq: 1}
 		for k := 0; k < 3; k++ {
 			ph.plan = plannedRun{} // each choice is a new request's
-			got := ph.choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, window{}).block
+			got := ph.choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, alloc.Window{}).Block
 			if got != c.want {
 				t.Errorf("seed %d (replay: -vld.seed %d): spread %v, think %d ms: chose block %d, want %d", seed, seed, c.spread, k, got, c.want)
 			}
@@ -410,13 +411,13 @@ func TestSimulatedHeadRealClockLag(t *testing.T) {
 		clock Clock
 		lag   bool
 	}{{ClockVirtual, false}, {ClockReal, true}} {
-		a, m := newAllocator(l, -1), newMech(l, c.clock)
+		a, m := alloc.New(l, -1), newMech(l, c.clock)
 		m.now = 10
 		m.start = time.Now().Add(-time.Duration((m.now + thinkMs) * float64(time.Millisecond)))
 		ovh := m.overheadMs(true)
-		got := simulatedHead{m: m}.choose(a, disk.Head{}, m.now+ovh, 1, window{}).block
-		stale := a.choose(disk.Head{}, m.now+ovh, 1, window{}).block
-		fresh := a.choose(disk.Head{}, m.now+thinkMs+ovh, 1, window{}).block
+		got := simulatedHead{m: m}.choose(a, disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
+		stale := a.Choose(disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
+		fresh := a.Choose(disk.Head{}, m.now+thinkMs+ovh, 1, alloc.Window{}).Block
 		tb := int64(l.TrackBlocks(0))
 		dist := func(x, y int64) int64 { // blocks apart on one track, either way round
 			d := ((x-y)%tb + tb) % tb

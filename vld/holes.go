@@ -1,6 +1,10 @@
 package vld
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld/alloc"
+)
 
 // HoleOpts qualify a hole-plugging write (PlugHoles).
 type HoleOpts struct {
@@ -43,10 +47,10 @@ func (v *Volume) PlugHoles(data [][]byte, o HoleOpts) ([]Addr, error) {
 	if v.sched.queued() > 0 {
 		return nil, fmt.Errorf("plug holes: %w", ErrBusy)
 	}
-	if v.alloc.free-int64(len(data)) < v.reserve {
-		return nil, fmt.Errorf("plug holes: %d blocks with %d free (%d reserved): %w", len(data), v.alloc.free, v.reserve, ErrNoSpace)
+	if v.alloc.Free()-int64(len(data)) < v.reserve {
+		return nil, fmt.Errorf("plug holes: %d blocks with %d free (%d reserved): %w", len(data), v.alloc.Free(), v.reserve, ErrNoSpace)
 	}
-	runs, err := v.placeHolesLocked(len(data), holeFilter{avoid: o.Avoid, maxFree: o.MaxFree})
+	runs, err := v.placeHolesLocked(len(data), alloc.HoleFilter{Avoid: o.Avoid, MaxFree: o.MaxFree})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +67,7 @@ func (v *Volume) PlugHoles(data [][]byte, o HoleOpts) ([]Addr, error) {
 // placeHolesLocked chooses and marks used n holes, in order, as runs: the
 // block right after the previous one when it is free (no positioning at
 // all), otherwise the hole the head reaches soonest.
-func (v *Volume) placeHolesLocked(n int, f holeFilter) ([]run, error) {
+func (v *Volume) placeHolesLocked(n int, f alloc.HoleFilter) ([]run, error) {
 	var runs []run
 	now, h := v.m.now, v.m.head
 	for i := 0; i < n; i++ {
@@ -71,27 +75,27 @@ func (v *Volume) placeHolesLocked(n int, f holeFilter) ([]run, error) {
 			r := &runs[k-1]
 			t := v.layout.TrackOf(r.start)
 			next := r.start + int64(r.n)
-			if next < v.layout.TrackStart(t)+int64(v.alloc.trackCap[t]) && !v.alloc.isUsed(next) {
-				v.alloc.markUsed(next)
+			if next < v.layout.TrackStart(t)+int64(v.alloc.TrackCap(t)) && !v.alloc.IsUsed(next) {
+				v.alloc.MarkUsed(next)
 				r.n++
 				now += v.layout.BlockMs(t)
 				continue
 			}
 		}
-		c := v.alloc.chooseHole(h, now+v.m.overheadMs(true), f)
-		if c.block < 0 {
+		c := v.alloc.ChooseHole(h, now+v.m.overheadMs(true), f)
+		if c.Block < 0 {
 			for _, r := range runs {
 				for j := 0; j < r.n; j++ {
-					v.alloc.markFree(r.start + int64(j))
+					v.alloc.MarkFree(r.start + int64(j))
 				}
 			}
 			return nil, fmt.Errorf("plugging %d holes: no hole left: %w", n, ErrNoSpace)
 		}
-		v.alloc.markUsed(c.block)
-		runs = append(runs, run{start: c.block, n: 1})
-		t := v.layout.TrackOf(c.block)
+		v.alloc.MarkUsed(c.Block)
+		runs = append(runs, run{start: c.Block, n: 1})
+		t := v.layout.TrackOf(c.Block)
 		h.Cyl, h.Surf = v.layout.CylSurf(t)
-		now += v.m.overheadMs(true) + c.cost + v.layout.BlockMs(t)
+		now += v.m.overheadMs(true) + c.Cost + v.layout.BlockMs(t)
 	}
 	return runs, nil
 }

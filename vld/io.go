@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -17,7 +18,7 @@ type run struct {
 // placeLocked chooses where n blocks go, in order: as few contiguous runs
 // as possible, each placed where the head reaches free space soonest. The
 // blocks are marked used. Runs never span tracks.
-func (v *Volume) placeLocked(n int, w window) ([]run, error) {
+func (v *Volume) placeLocked(n int, w alloc.Window) ([]run, error) {
 	// Held-back writes go first, so that placement starts from where the
 	// head really is.
 	if err := v.drainLocked(); err != nil {
@@ -37,34 +38,34 @@ func (v *Volume) placeLocked(n int, w window) ([]run, error) {
 		// Lengths no track holds would fail after a search: skip them (the
 		// same halving, so the same choice; on a full disk most lengths
 		// tried are such).
-		for mr := v.alloc.maxRun(); k > mr && k > 1; {
+		for mr := v.alloc.MaxRun(); k > mr && k > 1; {
 			k /= 2
 		}
-		c := noChoice
+		c := alloc.NoChoice
 		for ; k > 0; k /= 2 {
-			if c = v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
+			if c = v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.Block >= 0 {
 				break
 			}
 		}
-		if c.block < 0 {
+		if c.Block < 0 {
 			for _, r := range runs { // undo: nothing was written
 				for i := 0; i < r.n; i++ {
-					v.alloc.markFree(r.start + int64(i))
+					v.alloc.MarkFree(r.start + int64(i))
 				}
 			}
 			return nil, fmt.Errorf("placing %d blocks: %w", n, ErrNoSpace)
 		}
 		for i := 0; i < k; i++ {
-			v.alloc.markUsed(c.block + int64(i))
+			v.alloc.MarkUsed(c.Block + int64(i))
 		}
-		t := v.layout.TrackOf(c.block)
-		v.alloc.noteWrite(t)
-		runs = append(runs, run{start: c.block, n: k})
+		t := v.layout.TrackOf(c.Block)
+		v.alloc.NoteWrite(t)
+		runs = append(runs, run{start: c.Block, n: k})
 		// Later runs of the same request are searched from where this one
 		// ends, as the head will be there.
 		cyl, surf := v.layout.CylSurf(t)
 		h.Cyl, h.Surf = cyl, surf
-		now += c.cost + float64(k)*v.layout.BlockMs(t)
+		now += c.Cost + float64(k)*v.layout.BlockMs(t)
 		left -= k
 	}
 	return runs, nil
@@ -78,8 +79,8 @@ func (v *Volume) maxTrackBlocks() int {
 		return v.maxTrack
 	}
 	mx := 1
-	for _, c := range v.alloc.trackCap {
-		if int(c) > mx {
+	for t := range v.alloc.NumTracks() {
+		if c := v.alloc.TrackCap(t); int(c) > mx {
 			mx = int(c)
 		}
 	}
@@ -112,8 +113,8 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 		return v.writeQueuedLocked(data, o)
 	}
 	need := int64(len(data))
-	if (!o.Meta && v.alloc.free-need < v.reserve) || v.alloc.free < need {
-		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", need, v.alloc.free, v.reserve, ErrNoSpace)
+	if (!o.Meta && v.alloc.Free()-need < v.reserve) || v.alloc.Free() < need {
+		return nil, fmt.Errorf("writing %d blocks with %d free (%d reserved): %w", need, v.alloc.Free(), v.reserve, ErrNoSpace)
 	}
 	v.hintLocked(o, len(data))
 	runs, err := v.placeEagerLocked(len(data))
@@ -209,12 +210,12 @@ func (v *Volume) Free(a Addr) error {
 	if err := v.usableLocked(true); err != nil {
 		return err
 	}
-	if !v.alloc.isUsed(int64(a)) {
+	if !v.alloc.IsUsed(int64(a)) {
 		return fmt.Errorf("free of block %d, which is not in use: %w", a, ErrCorrupt)
 	}
 	if _, ok := v.written[a]; ok {
 		delete(v.written, a)
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 		return nil
 	}
 	if v.pending[a] {
@@ -234,7 +235,7 @@ func (v *Volume) MarkLive(a Addr) error {
 	if v.phase != phaseMount {
 		return fmt.Errorf("MarkLive after Start: %w", ErrPhase)
 	}
-	if !v.alloc.markUsed(int64(a)) {
+	if !v.alloc.MarkUsed(int64(a)) {
 		return fmt.Errorf("block %d referenced twice (or by the volume itself): %w", a, ErrCorrupt)
 	}
 	return nil
@@ -251,14 +252,14 @@ func (v *Volume) Start() error {
 		return fmt.Errorf("Start twice: %w", ErrPhase)
 	}
 	v.phase = phaseRun
-	v.alloc.active = -1
-	defer v.alloc.resetCost() // the mount found its blocks; it placed none
+	v.alloc.SetActive(-1)
+	defer v.alloc.ResetCost() // the mount found its blocks; it placed none
 	// A block the newest group covers must keep its contents until a newer
 	// group is logged, even when the client no longer references it:
 	// recovery compares it with the group's covers (vlog.covered).
 	for a := range v.log.covered {
-		if !v.alloc.isUsed(int64(a)) {
-			v.alloc.markUsed(int64(a))
+		if !v.alloc.IsUsed(int64(a)) {
+			v.alloc.MarkUsed(int64(a))
 			v.pending[a] = true
 		}
 	}
@@ -308,7 +309,7 @@ func (v *Volume) WriteAt(a Addr, data [][]byte) error {
 		if len(data[i]) != v.bs {
 			return fmt.Errorf("write at %d: block of %d bytes: %w", a+Addr(i), len(data[i]), ErrInvalid)
 		}
-		if !v.alloc.isUsed(int64(a) + int64(i)) {
+		if !v.alloc.IsUsed(int64(a) + int64(i)) {
 			return fmt.Errorf("write at %d: block not allocated: %w", a+Addr(i), ErrInvalid)
 		}
 	}

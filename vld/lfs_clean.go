@@ -235,7 +235,7 @@ func (d *LogicalDisk) candidatesLocked(maxUtil float64) []segCand {
 		}
 		var live []Movable
 		ok := true
-		for b := v.alloc.nextUsed(lo, hi); b >= 0; b = v.alloc.nextUsed(b+1, hi) {
+		for b := v.alloc.NextUsed(lo, hi); b >= 0; b = v.alloc.NextUsed(b+1, hi) {
 			r := d.mv.rev[b]
 			if r == 0 || d.m[r-1] != uint32(b) || v.pending[Addr(b)] {
 				ok = false

@@ -2,6 +2,8 @@ package vld
 
 import (
 	"fmt"
+
+	"github.com/vlfs/vlfs/vld/alloc"
 )
 
 // LFS placement (PlaceLFS): the classic log of the MIT Logical Disk that
@@ -67,7 +69,7 @@ func (l *lfsLog) segRange(s int64) (lo, hi int64) {
 // keep segment 0 from ever being clean).
 func (l *lfsLog) clean(s int64) bool {
 	lo, hi := l.segRange(s)
-	return hi-lo == l.seg && l.v.alloc.nextUsed(lo, hi) < 0
+	return hi-lo == l.seg && l.v.alloc.NextUsed(lo, hi) < 0
 }
 
 // cleanCount is the number of clean segments, the current one excluded.
@@ -103,12 +105,12 @@ func (l *lfsLog) noteFlush() {
 
 // open starts the next clean segment after the current one (address
 // order, wrapping) whose first track is inside w; false if there is none.
-func (l *lfsLog) open(w window) bool {
+func (l *lfsLog) open(w alloc.Window) bool {
 	ns := l.numSegments()
 	for i := int64(1); i <= ns; i++ {
 		s := (l.cur + i + ns) % ns
 		lo, _ := l.segRange(s)
-		if l.clean(s) && w.contains(l.v.layout.TrackOf(lo), l.v.layout.NumTracks()) {
+		if l.clean(s) && w.Contains(l.v.layout.TrackOf(lo), l.v.layout.NumTracks()) {
 			l.cur, l.fill, l.flushed = s, 0, 0
 			l.openedMs[s] = l.v.m.now
 			l.st.SegmentsOpened++
@@ -120,24 +122,24 @@ func (l *lfsLog) open(w window) bool {
 
 // fitsWindow says whether the next n appends stay in the current segment
 // and inside w.
-func (l *lfsLog) fitsWindow(n int, w window) bool {
+func (l *lfsLog) fitsWindow(n int, w alloc.Window) bool {
 	l.noteFlush()
 	if l.cur < 0 || l.fill+int64(n) > l.seg {
 		return false
 	}
 	lo, _ := l.segRange(l.cur)
 	nt := l.v.layout.NumTracks()
-	return w.contains(l.v.layout.TrackOf(lo+l.fill), nt) && w.contains(l.v.layout.TrackOf(lo+l.fill+int64(n)-1), nt)
+	return w.Contains(l.v.layout.TrackOf(lo+l.fill), nt) && w.Contains(l.v.layout.TrackOf(lo+l.fill+int64(n)-1), nt)
 }
 
 // place appends n blocks to the log.
-func (l *lfsLog) place(n int, w window) ([]run, error) {
+func (l *lfsLog) place(n int, w alloc.Window) ([]run, error) {
 	l.noteFlush()
 	v := l.v
 	addrs := make([]int64, 0, n)
 	undo := func() {
 		for _, b := range addrs {
-			v.alloc.markFree(b)
+			v.alloc.MarkFree(b)
 		}
 	}
 	for len(addrs) < n {
@@ -146,14 +148,14 @@ func (l *lfsLog) place(n int, w window) ([]run, error) {
 			undo()
 			return nil, fmt.Errorf("placing %d blocks in the log: %w", n, ErrNoSpace)
 		}
-		v.alloc.markUsed(b)
+		v.alloc.MarkUsed(b)
 		addrs = append(addrs, b)
 	}
 	return addrRuns(addrs), nil
 }
 
 // next is the address of the next block appended, or -1.
-func (l *lfsLog) next(w window) int64 {
+func (l *lfsLog) next(w alloc.Window) int64 {
 	v := l.v
 	for {
 		if l.cur < 0 || l.fill >= l.seg {
@@ -163,11 +165,11 @@ func (l *lfsLog) next(w window) int64 {
 		}
 		lo, _ := l.segRange(l.cur)
 		b := lo + l.fill
-		if !w.contains(v.layout.TrackOf(b), v.layout.NumTracks()) {
+		if !w.Contains(v.layout.TrackOf(b), v.layout.NumTracks()) {
 			return l.thread(w)
 		}
 		l.fill++
-		if v.alloc.isUsed(b) {
+		if v.alloc.IsUsed(b) {
 			continue
 		}
 		l.rewritePrefix()
@@ -177,7 +179,7 @@ func (l *lfsLog) next(w window) int64 {
 
 // thread places one block at the first free address inside w after the
 // current segment: the log has no clean segment to go to.
-func (l *lfsLog) thread(w window) int64 {
+func (l *lfsLog) thread(w alloc.Window) int64 {
 	from := int64(0)
 	if l.cur >= 0 {
 		from, _ = l.segRange(l.cur)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -65,34 +66,21 @@ func extraSet(ck *ondisk.Checkpoint, ntracks int) ([]bool, error) {
 	return set, nil
 }
 
-// extraCylinders lists the cylinders of extra tracks, sorted, unique.
-func extraCylinders(extra []uint32, surfaces int) []int {
-	if len(extra) == 0 {
-		return nil
-	}
-	cs := make([]int, len(extra))
-	for i, t := range extra {
-		cs[i] = int(t) / surfaces
-	}
-	slices.Sort(cs)
-	return slices.Compact(cs)
-}
-
 // extraTracksLocked chooses the extra tracks of a checkpoint whose window
 // is w and which names dirBlocks directory blocks.
-func (v *Volume) extraTracksLocked(w window, dirBlocks int) []uint32 {
+func (v *Volume) extraTracksLocked(w alloc.Window, dirBlocks int) []uint32 {
 	nt := v.layout.NumTracks()
-	limit := min(extraPerWindow*w.n, ondisk.MaxExtraTracks(v.bs, dirBlocks), nt-w.n)
+	limit := min(extraPerWindow*w.N, ondisk.MaxExtraTracks(v.bs, dirBlocks), nt-w.N)
 	if limit <= 0 || !v.log.listExtra {
 		return nil
 	}
 	a := v.alloc
 	var empty, partial []int
-	for i := 0; i < nt-w.n; i++ {
-		t := (w.start + w.n + i) % nt // nearest after the window first
+	for i := 0; i < nt-w.N; i++ {
+		t := (w.Start + w.N + i) % nt // nearest after the window first
 		switch {
-		case a.trackCap[t] == 0 || a.trackFree[t] == 0:
-		case a.trackFree[t] == a.trackCap[t]:
+		case a.TrackCap(t) == 0 || a.TrackFree(t) == 0:
+		case a.TrackFree(t) == a.TrackCap(t):
 			empty = append(empty, t)
 		default:
 			partial = append(partial, t)
@@ -107,8 +95,8 @@ func (v *Volume) extraTracksLocked(w window, dirBlocks int) []uint32 {
 	}
 	// The compactor's cost-benefit order: free/used, compared exactly.
 	slices.SortStableFunc(partial, func(x, y int) int {
-		l := int64(a.trackFree[x]) * int64(a.trackCap[y]-a.trackFree[y])
-		r := int64(a.trackFree[y]) * int64(a.trackCap[x]-a.trackFree[x])
+		l := int64(a.TrackFree(x)) * int64(a.TrackCap(y)-a.TrackFree(y))
+		r := int64(a.TrackFree(y)) * int64(a.TrackCap(x)-a.TrackFree(x))
 		switch {
 		case l > r:
 			return -1
@@ -127,17 +115,17 @@ func (v *Volume) extraTracksLocked(w window, dirBlocks int) []uint32 {
 // list empty tracks as extra log tracks: no track where entries may go is
 // empty, and enough empty tracks lie elsewhere.
 func (v *Volume) wantRegisterLocked() bool {
-	if !v.log.listExtra || v.alloc.empty < registerEmpty || v.log.sinceCkpt < minEntriesBeforeRegister {
+	if !v.log.listExtra || v.alloc.EmptyTracks() < registerEmpty || v.log.sinceCkpt < minEntriesBeforeRegister {
 		return false
 	}
 	w := v.logWindow()
 	nt := v.layout.NumTracks()
-	if w.n == 0 || w.n >= nt {
+	if w.N == 0 || w.N >= nt {
 		return false
 	}
-	isEmpty := func(t int) bool { return v.alloc.trackCap[t] > 0 && v.alloc.trackFree[t] == v.alloc.trackCap[t] }
-	for i := 0; i < w.n; i++ {
-		if isEmpty((w.start + i) % nt) {
+	isEmpty := func(t int) bool { return v.alloc.TrackCap(t) > 0 && v.alloc.TrackFree(t) == v.alloc.TrackCap(t) }
+	for i := 0; i < w.N; i++ {
+		if isEmpty((w.Start + i) % nt) {
 			return false
 		}
 	}
@@ -151,14 +139,14 @@ func (v *Volume) wantRegisterLocked() bool {
 
 // extraRanges turns the extra tracks outside w into block ranges, merging
 // neighbours, for the tail scan.
-func (v *Volume) extraRanges(extra []uint32, w window) [][2]int64 {
+func (v *Volume) extraRanges(extra []uint32, w alloc.Window) [][2]int64 {
 	l := v.layout
 	nt := l.NumTracks()
 	ts := slices.Clone(extra)
 	slices.Sort(ts)
 	var out [][2]int64
 	for _, t := range slices.Compact(ts) {
-		if int64(t) >= int64(nt) || w.contains(int(t), nt) {
+		if int64(t) >= int64(nt) || w.Contains(int(t), nt) {
 			continue
 		}
 		lo, hi := l.TrackStart(int(t)), l.TrackStart(int(t))+int64(l.TrackBlocks(int(t)))
@@ -178,5 +166,5 @@ func (v *Volume) extraRanges(extra []uint32, w window) [][2]int64 {
 func (v *Volume) SetAvoidEmpty(on bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.alloc.avoidEmpty = on
+	v.alloc.SetAvoidEmpty(on)
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -26,7 +27,7 @@ func newestOnExtraTrack(v *Volume) bool {
 	}
 	nt := v.layout.NumTracks()
 	t := v.layout.TrackOf(int64(top.ref.Addr))
-	return g.extra[t] && !(window{start: int(g.ckpt.WindowStart), n: int(g.ckpt.WindowTracks)}).contains(t, nt)
+	return g.extra[t] && !(alloc.Window{Start: int(g.ckpt.WindowStart), N: int(g.ckpt.WindowTracks)}).Contains(t, nt)
 }
 
 // fragmentedLogical writes the fraction fill of a 32 MiB logical disk (256

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
@@ -28,7 +29,7 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	if th == 0 {
 		th = 0.75
 	}
-	v.alloc = newAllocator(v.layout, th)
+	v.alloc = alloc.New(v.layout, th)
 	v.m = newMech(v.layout, o.Clock)
 	batch, err := BatchBlocksFor(o.Batch, v.model, v.bs)
 	if err != nil {
@@ -47,7 +48,7 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 		v.reserve = defaultReserve(int64(v.sb.NumBlocks))
 	}
 	for _, a := range fixedAddrs() {
-		v.alloc.markUsed(int64(a))
+		v.alloc.MarkUsed(int64(a))
 	}
 	v.recovery.SuperblockCopies = len(v.markSuperCopiesLocked(v.superRaw))
 	v.recovery.SuperblockCopy = v.superFrom

@@ -43,7 +43,7 @@ func (v *Volume) uncopiedLocked() int {
 // directory can name (ondisk.MaxPairAddr); when they do not, the pieces
 // stay as they are, counted in Stats.PieceCopiesSkipped.
 func (v *Volume) copiesFitLocked(k int) bool {
-	if v.alloc.free-int64(2*k) >= v.reserve && v.sb.NumBlocks <= ondisk.MaxPairAddr+1 {
+	if v.alloc.Free()-int64(2*k) >= v.reserve && v.sb.NumBlocks <= ondisk.MaxPairAddr+1 {
 		return true
 	}
 	v.stats.PieceCopiesSkipped += int64(k)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -121,7 +122,7 @@ func (v *Volume) hintLocked(o WriteOpts, n int) {
 // placeByPolicyLocked is placeLocked's dispatch: ok is false for eager
 // placement, which placeLocked does itself. w restricts the search (the log
 // window) as for eager placement.
-func (v *Volume) placeByPolicyLocked(n int, w window) (runs []run, ok bool, err error) {
+func (v *Volume) placeByPolicyLocked(n int, w alloc.Window) (runs []run, ok bool, err error) {
 	near, rep := v.place.near, v.place.replaces
 	v.place.near, v.place.replaces = nil, nil
 	switch v.place.policy {
@@ -146,13 +147,13 @@ func (v *Volume) placeByPolicyLocked(n int, w window) (runs []run, ok bool, err 
 // block at the first free address at or after its hint, the previous
 // block, or the window's start, in address order: no head position is
 // consulted, as on a regular disk under FFS.
-func (v *Volume) placeInPlaceLocked(n int, w window, near []Addr, rep []bool) ([]run, error) {
+func (v *Volume) placeInPlaceLocked(n int, w alloc.Window, near []Addr, rep []bool) ([]run, error) {
 	addrs := make([]int64, n)
 	var fresh []int64
 	homed := map[int64]bool{}
 	undo := func() {
 		for _, b := range fresh {
-			v.alloc.markFree(b)
+			v.alloc.MarkFree(b)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -166,7 +167,7 @@ func (v *Volume) placeInPlaceLocked(n int, w window, near []Addr, rep []bool) ([
 			undo()
 			return nil, fmt.Errorf("placing %d blocks in place: %w", n, ErrNoSpace)
 		}
-		v.alloc.markUsed(b)
+		v.alloc.MarkUsed(b)
 		fresh = append(fresh, b)
 		addrs[i] = b
 	}
@@ -177,35 +178,35 @@ func (v *Volume) placeInPlaceLocked(n int, w window, near []Addr, rep []bool) ([
 // homeOK says whether b may be rewritten in place: in use (the client's old
 // copy), not a volume block, not already taken by this call.
 func (v *Volume) homeOK(b int64, homed map[int64]bool) bool {
-	return b >= ondisk.FixedBlocks && b < int64(v.sb.NumBlocks) && v.alloc.isUsed(b) && !homed[b]
+	return b >= ondisk.FixedBlocks && b < int64(v.sb.NumBlocks) && v.alloc.IsUsed(b) && !homed[b]
 }
 
 // inPlaceFrom is where the search for block i's free address starts.
-func (v *Volume) inPlaceFrom(i int, w window, near []Addr, addrs []int64) int64 {
+func (v *Volume) inPlaceFrom(i int, w alloc.Window, near []Addr, addrs []int64) int64 {
 	switch {
 	case near != nil && near[i] != 0:
 		return int64(near[i])
 	case i > 0:
 		return addrs[i-1] + 1
-	case w.n > 0 && w.n < v.layout.NumTracks():
-		return v.layout.TrackStart(w.start)
+	case w.N > 0 && w.N < v.layout.NumTracks():
+		return v.layout.TrackStart(w.Start)
 	}
 	return ondisk.FixedBlocks
 }
 
 // firstFreeLocked returns the first free block at or after from in address
 // order, wrapping once, inside window w; -1 if there is none.
-func (v *Volume) firstFreeLocked(from int64, w window) int64 {
+func (v *Volume) firstFreeLocked(from int64, w alloc.Window) int64 {
 	nb := int64(v.sb.NumBlocks)
 	from = min(max(from, ondisk.FixedBlocks), nb-1)
 	for _, span := range [][2]int64{{from, nb}, {ondisk.FixedBlocks, from}} {
 		for b := span[0]; b < span[1]; {
-			b = v.alloc.nextFree(b, span[1])
+			b = v.alloc.NextFree(b, span[1])
 			if b < 0 {
 				break
 			}
 			t := v.layout.TrackOf(b)
-			if w.contains(t, v.layout.NumTracks()) {
+			if w.Contains(t, v.layout.NumTracks()) {
 				return b
 			}
 			b = v.layout.TrackStart(t) + int64(v.layout.TrackBlocks(t))

@@ -91,7 +91,7 @@ func TestInPlaceRewritesOverOldCopy(t *testing.T) {
 	if got[0] != addrs[1] {
 		t.Fatalf("replacing block went to %d, want its home %d", got[0], addrs[1])
 	}
-	if got[1] <= addrs[2] || v.alloc.isUsed(int64(got[1])) == false {
+	if got[1] <= addrs[2] || v.alloc.IsUsed(int64(got[1])) == false {
 		t.Fatalf("new block near %d went to %d", addrs[2], got[1])
 	}
 	live[got[1]] = true

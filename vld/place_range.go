@@ -3,6 +3,7 @@ package vld
 import (
 	"fmt"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -31,7 +32,7 @@ import (
 // entries, checkpoints, inode blocks: "anywhere nearby") the blocks are
 // placed eagerly. Either way the growth rooms of other chains are held
 // (place_range_hold.go) unless nothing fits with them.
-func (v *Volume) placeRangeLocked(n int, w window, near []Addr, rep []bool) ([]run, error) {
+func (v *Volume) placeRangeLocked(n int, w alloc.Window, near []Addr, rep []bool) ([]run, error) {
 	release := v.holdRoomsLocked(int64(hintAt(near, 0)) + 1)
 	runs, err := v.placeChainsLocked(n, w, near, rep)
 	release()
@@ -50,13 +51,13 @@ func (v *Volume) placeRangeLocked(n int, w window, near []Addr, rep []bool) ([]r
 }
 
 // placeChainsLocked is placeRangeLocked with whatever holds are in force.
-func (v *Volume) placeChainsLocked(n int, w window, near []Addr, rep []bool) ([]run, error) {
+func (v *Volume) placeChainsLocked(n int, w alloc.Window, near []Addr, rep []bool) ([]run, error) {
 	var runs []run
 	now, h := v.m.now, v.m.head
 	undo := func() {
 		for _, r := range runs {
 			for i := range r.n {
-				v.alloc.markFree(r.start + int64(i))
+				v.alloc.MarkFree(r.start + int64(i))
 			}
 		}
 	}
@@ -69,10 +70,10 @@ func (v *Volume) placeChainsLocked(n int, w window, near []Addr, rep []bool) ([]
 				return nil, fmt.Errorf("placing %d blocks by range: %w", n, err)
 			}
 			for j := range r.n {
-				v.alloc.markUsed(r.start + int64(j))
+				v.alloc.MarkUsed(r.start + int64(j))
 			}
 			t := v.layout.TrackOf(r.start)
-			v.alloc.noteWrite(t)
+			v.alloc.NoteWrite(t)
 			runs = append(runs, r)
 			h.Cyl, h.Surf = v.layout.CylSurf(t)
 			now += cost + float64(r.n)*v.layout.BlockMs(t)
@@ -90,7 +91,7 @@ func (v *Volume) placeChainsLocked(n int, w window, near []Addr, rep []bool) ([]
 // tracks, and the next part continues at the next track's first block,
 // which is the next address), else by HRS in the chain's ranges, else
 // eagerly (at once when eager), halving k until something fits.
-func (v *Volume) rangePartLocked(hint Addr, k int, h disk.Head, now float64, w window, eager bool) (run, float64, error) {
+func (v *Volume) rangePartLocked(hint Addr, k int, h disk.Head, now float64, w alloc.Window, eager bool) (run, float64, error) {
 	if !eager {
 		if r, cost, ok := v.exactAfterLocked(hint, k, h, now, w); ok {
 			return r, cost, nil
@@ -100,8 +101,8 @@ func (v *Volume) rangePartLocked(hint Addr, k int, h disk.Head, now float64, w w
 		}
 	}
 	for ; k > 0; k /= 2 {
-		if c := v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.block >= 0 {
-			return run{start: c.block, n: k}, c.cost, nil
+		if c := v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.Block >= 0 {
+			return run{start: c.Block, n: k}, c.Cost, nil
 		}
 	}
 	return run{}, 0, ErrNoSpace
@@ -109,14 +110,14 @@ func (v *Volume) rangePartLocked(hint Addr, k int, h disk.Head, now float64, w w
 
 // exactAfterLocked is the range of one target: the blocks right after hint,
 // as many of k as its track holds, if all are free and in window w.
-func (v *Volume) exactAfterLocked(hint Addr, k int, h disk.Head, now float64, w window) (run, float64, bool) {
+func (v *Volume) exactAfterLocked(hint Addr, k int, h disk.Head, now float64, w alloc.Window) (run, float64, bool) {
 	a := int64(hint) + 1
 	if hint == 0 || a < ondisk.FixedBlocks || a >= int64(v.sb.NumBlocks) {
 		return run{}, 0, false
 	}
 	t := v.layout.TrackOf(a)
 	k = int(min(int64(k), v.layout.TrackStart(t)+int64(v.layout.TrackBlocks(t))-a))
-	if !w.contains(t, v.layout.NumTracks()) || !v.alloc.freeRun(a, k) {
+	if !w.Contains(t, v.layout.NumTracks()) || !v.alloc.FreeRun(a, k) {
 		return run{}, 0, false
 	}
 	return run{start: a, n: k}, v.exactCostLocked(a, k, h, now+v.m.overheadMs(true)), true
@@ -149,7 +150,7 @@ func hintAt(near []Addr, i int) Addr {
 // head model choose in the first that can hold k blocks (HRS for the
 // simulated head, the profile for a profiled one: place_range_head.go); ok
 // is false when none can.
-func (v *Volume) rangeChooseLocked(hint Addr, k int, h disk.Head, now float64, w window) (run, float64, bool) {
+func (v *Volume) rangeChooseLocked(hint Addr, k int, h disk.Head, now float64, w alloc.Window) (run, float64, bool) {
 	for _, s := range v.rangeSpansLocked(hint, k, h) {
 		ext := v.freeExtentsLocked(s.from, s.to, k, w, s.room)
 		if len(ext) == 0 {
@@ -198,29 +199,29 @@ func (v *Volume) rangeSpansLocked(hint Addr, k int, h disk.Head) []rangeSpan {
 // that stay on one track inside window w (the allocator's runs never span
 // tracks, and neither do the volume's writes). room > 0 trims each run to
 // start that many blocks after a used block, with as many free ahead.
-func (v *Volume) freeExtentsLocked(from, to int64, k int, w window, room int64) []Extent {
+func (v *Volume) freeExtentsLocked(from, to int64, k int, w alloc.Window, room int64) []Extent {
 	nb := int64(v.sb.NumBlocks)
 	from, to = max(from, ondisk.FixedBlocks), min(to, nb)
 	var out []Extent
 	for b := from; b < to; {
-		b = v.alloc.nextFree(b, to)
+		b = v.alloc.NextFree(b, to)
 		if b < 0 {
 			break
 		}
 		t := v.layout.TrackOf(b)
 		end := min(to, v.layout.TrackStart(t)+int64(v.layout.TrackBlocks(t)))
 		e := b
-		for e < end && !v.alloc.isUsed(e) {
+		for e < end && !v.alloc.IsUsed(e) {
 			e++
 		}
 		s := b
 		if room > 0 {
 			s = v.clearOfUsedLocked(b, room)
-			if s+room > nb || !v.alloc.freeRun(s, int(room)) {
+			if s+room > nb || !v.alloc.FreeRun(s, int(room)) {
 				s = e // no room to grow ahead either
 			}
 		}
-		if e-s >= int64(k) && w.contains(t, v.layout.NumTracks()) {
+		if e-s >= int64(k) && w.Contains(t, v.layout.NumTracks()) {
 			out = append(out, Extent{Begin: s, End: e})
 		}
 		b = e
@@ -232,7 +233,7 @@ func (v *Volume) freeExtentsLocked(from, to int64, k int, w window, room int64) 
 // before it (the volume's fixed blocks count as used).
 func (v *Volume) clearOfUsedLocked(b, room int64) int64 {
 	for p := b - 1; p >= max(b-room, 0); p-- {
-		if p < ondisk.FixedBlocks || v.alloc.isUsed(p) {
+		if p < ondisk.FixedBlocks || v.alloc.IsUsed(p) {
 			return p + 1 + room
 		}
 	}

@@ -49,20 +49,20 @@ func (v *Volume) holdRoomsLocked(own int64) func() {
 			continue
 		}
 		for b := max(e, ondisk.FixedBlocks); b < min(e+room, nb); b++ {
-			if v.alloc.markUsed(b) {
+			if v.alloc.MarkUsed(b) {
 				held = append(held, b)
 			}
 		}
 	}
 	return func() {
-		active := v.alloc.active
+		active := v.alloc.Active()
 		for _, b := range held {
-			v.alloc.markFree(b)
+			v.alloc.MarkFree(b)
 		}
-		if v.alloc.active < 0 {
+		if v.alloc.Active() < 0 {
 			// Emptying a held track may have reset the active track;
 			// the hold must leave the allocator as it found it.
-			v.alloc.active = active
+			v.alloc.SetActive(active)
 		}
 	}
 }

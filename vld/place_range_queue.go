@@ -1,6 +1,10 @@
 package vld
 
-import "math"
+import (
+	"math"
+
+	"github.com/vlfs/vlfs/vld/alloc"
+)
 
 // Range writes in a queue (issue 31; the range-writes paper's HRS over a
 // command queue). Range placement serves requests whole, in FIFO order,
@@ -62,7 +66,7 @@ func (v *Volume) rangeStartCostLocked(w *request) float64 {
 		near, rep = nil, nil
 	}
 	k := min(chainLen(near, rep, 0, w.blocks()), v.maxTrackBlocks())
-	_, cost, err := v.rangePartLocked(hint, k, v.m.head, v.m.now, window{}, near == nil)
+	_, cost, err := v.rangePartLocked(hint, k, v.m.head, v.m.now, alloc.Window{}, near == nil)
 	if err != nil {
 		return math.Inf(1)
 	}

@@ -3,6 +3,8 @@ package vld
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vlfs/vlfs/vld/alloc"
 )
 
 // writeRanged is WriteBlocks with range placement (placeRangeLocked)
@@ -11,7 +13,7 @@ func writeRanged(t testing.TB, v *Volume, data [][]byte, near []Addr) []Addr {
 	t.Helper()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	runs, err := v.placeRangeLocked(len(data), window{}, near, nil)
+	runs, err := v.placeRangeLocked(len(data), alloc.Window{}, near, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

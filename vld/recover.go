@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
@@ -19,7 +20,7 @@ func (v *Volume) recover() error {
 	if g.extra, err = extraSet(ck, v.layout.NumTracks()); err != nil {
 		return err
 	}
-	g.extraCyls = extraCylinders(ck.Extra, v.layout.Model().Surfaces)
+	g.extraCyls = alloc.ExtraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	g.ckpt, g.nextSeq = *ck, ck.NextSeq
 	v.recovery.CheckpointSeq = ck.Seq
 	named, err := v.loadDirectory(ck)
@@ -46,7 +47,7 @@ func (v *Volume) recover() error {
 	g.covered = v.groupCovers(root)
 	g.sinceCkpt = len(g.entries)
 	for _, a := range g.prune(g.covered) {
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 		v.recovery.Pruned++
 	}
 	if maxSeen >= g.nextSeq {
@@ -134,7 +135,7 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.DirEntr
 	g := v.log
 	named := map[uint32]ondisk.DirEntry{}
 	for _, a := range append(slices.Clone(ck.DirBlocks), ck.DirCopies...) {
-		if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.markUsed(int64(a)) {
+		if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.MarkUsed(int64(a)) {
 			return nil, fmt.Errorf("open: checkpoint %d: directory block at %d invalid or shared: %w", ck.Seq, a, ErrCorrupt)
 		}
 	}
@@ -183,7 +184,7 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.DirEntr
 		}
 		l := locOf(de)
 		for _, a := range l.blocks() {
-			if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.markUsed(int64(a)) {
+			if a < ondisk.FixedBlocks || a >= v.sb.NumBlocks || !v.alloc.MarkUsed(int64(a)) {
 				return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d: out of range or shared: %w", ck.Seq, p, a, ErrCorrupt)
 			}
 		}
@@ -310,7 +311,7 @@ func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) error {
 			}
 			continue // dangling: the target was recycled
 		}
-		if !v.alloc.markUsed(int64(r.Addr)) {
+		if !v.alloc.MarkUsed(int64(r.Addr)) {
 			return fmt.Errorf("open: log entry seq %d at block %d shares its block: %w", r.Seq, r.Addr, ErrCorrupt)
 		}
 		g.entries[r.Seq] = &logEntry{ref: r, piece: e.Piece, ptrs: e.Ptrs}

@@ -29,7 +29,7 @@ func TestReopenKeepsNoRecycledEntries(t *testing.T) {
 				}
 			}
 			v.mu.Lock()
-			entries, free := len(v.log.entries), v.alloc.free
+			entries, free := len(v.log.entries), v.alloc.Free()
 			v.mu.Unlock()
 			if clean {
 				stopAsBefore(t, v) // a Close now copies the pieces and empties the log
@@ -46,7 +46,7 @@ func TestReopenKeepsNoRecycledEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.mu.Lock()
-			gotEntries, gotFree := len(w.log.entries), w.alloc.free
+			gotEntries, gotFree := len(w.log.entries), w.alloc.Free()
 			w.mu.Unlock()
 			if gotEntries != entries || gotFree != free {
 				t.Fatalf("reopened: %d log entries and %d free blocks, the running volume had %d and %d", gotEntries, gotFree, entries, free)

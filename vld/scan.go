@@ -3,6 +3,7 @@ package vld
 import (
 	"math"
 
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
@@ -24,14 +25,14 @@ func (v *Volume) scanForRoot(ck *ondisk.Checkpoint) (ondisk.Ref, uint64, error) 
 	found := map[uint64]scanned{}
 	var top *scanned
 	nt := v.layout.NumTracks()
-	w := window{start: int(ck.WindowStart), n: int(ck.WindowTracks)}
-	if w.n <= 0 || w.n > nt {
-		w.n = nt
+	w := alloc.Window{Start: int(ck.WindowStart), N: int(ck.WindowTracks)}
+	if w.N <= 0 || w.N > nt {
+		w.N = nt
 	}
-	if w.start < 0 || w.start >= nt {
-		w.start = 0
+	if w.Start < 0 || w.Start >= nt {
+		w.Start = 0
 	}
-	for _, rg := range append(w.blockRanges(v), v.extraRanges(ck.Extra, w)...) {
+	for _, rg := range append(v.windowRanges(w), v.extraRanges(ck.Extra, w)...) {
 		if err := v.scanRange(rg[0], rg[1], ck, found, &top); err != nil {
 			return ondisk.Ref{}, 0, err
 		}
@@ -50,16 +51,17 @@ func (v *Volume) scanForRoot(ck *ondisk.Checkpoint) (ondisk.Ref, uint64, error) 
 	return root, top.e.Seq, nil
 }
 
-// blockRanges turns the window's tracks into at most two block ranges.
-func (w window) blockRanges(v *Volume) [][2]int64 {
+// windowRanges turns the tracks of window w's range into at most two
+// block ranges.
+func (v *Volume) windowRanges(w alloc.Window) [][2]int64 {
 	l := v.layout
 	nt := l.NumTracks()
-	end := w.start + w.n
+	end := w.Start + w.N
 	trackEnd := func(t int) int64 { return l.TrackStart(t) + int64(l.TrackBlocks(t)) }
 	if end <= nt {
-		return [][2]int64{{l.TrackStart(w.start), trackEnd(end - 1)}}
+		return [][2]int64{{l.TrackStart(w.Start), trackEnd(end - 1)}}
 	}
-	return [][2]int64{{l.TrackStart(w.start), trackEnd(nt - 1)}, {l.TrackStart(0), trackEnd(end - nt - 1)}}
+	return [][2]int64{{l.TrackStart(w.Start), trackEnd(nt - 1)}, {l.TrackStart(0), trackEnd(end - nt - 1)}}
 }
 
 // scanRange reads blocks [lo, hi) looking for log entries newer than the

@@ -221,7 +221,7 @@ func (v *Volume) failUnitLocked(u unit, err error) []*request {
 func (v *Volume) releaseLocked(a Addr) {
 	if _, ok := v.written[a]; ok {
 		delete(v.written, a)
-		v.alloc.markFree(int64(a))
+		v.alloc.MarkFree(int64(a))
 		return
 	}
 	v.pending[a] = true // a commit may already cover it
@@ -242,8 +242,8 @@ func (v *Volume) writableLocked() error {
 // queued: data writes may not touch the reserve.
 func (v *Volume) spaceLocked(n int, o WriteOpts) error {
 	need := int64(n) + v.sched.reserved
-	if (!o.Meta && v.alloc.free-need < v.reserve) || v.alloc.free < need {
-		return fmt.Errorf("writing %d blocks with %d free (%d reserved, %d queued): %w", n, v.alloc.free, v.reserve, v.sched.reserved, ErrNoSpace)
+	if (!o.Meta && v.alloc.Free()-need < v.reserve) || v.alloc.Free() < need {
+		return fmt.Errorf("writing %d blocks with %d free (%d reserved, %d queued): %w", n, v.alloc.Free(), v.reserve, v.sched.reserved, ErrNoSpace)
 	}
 	return nil
 }

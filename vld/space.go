@@ -46,7 +46,7 @@ func (v *Volume) TrackOf(a Addr) int { return v.layout.TrackOf(int64(a)) }
 func (v *Volume) Space(dst []TrackSpace) ([]TrackSpace, int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	n := len(v.alloc.trackFree)
+	n := v.alloc.NumTracks()
 	if cap(dst) < n {
 		dst = make([]TrackSpace, n)
 	}
@@ -54,18 +54,18 @@ func (v *Volume) Space(dst []TrackSpace) ([]TrackSpace, int) {
 	w := v.logWindow()
 	for t := range dst {
 		dst[t] = TrackSpace{
-			Free: v.alloc.trackFree[t], Capacity: v.alloc.trackCap[t],
-			Filling: t == v.alloc.active, InLogWindow: w.n > 0 && w.contains(t, n),
+			Free: v.alloc.TrackFree(t), Capacity: v.alloc.TrackCap(t),
+			Filling: t == v.alloc.Active(), InLogWindow: w.N > 0 && w.Contains(t, n),
 		}
 	}
-	return dst, v.alloc.empty
+	return dst, v.alloc.EmptyTracks()
 }
 
 // EmptyTracks is the number of tracks holding nothing.
 func (v *Volume) EmptyTracks() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.alloc.empty
+	return v.alloc.EmptyTracks()
 }
 
 // UsedOnTrack lists the blocks in use on track t, in address order: the
@@ -78,10 +78,10 @@ func (v *Volume) UsedOnTrack(t int) ([]Addr, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	start := v.layout.TrackStart(t)
-	end := start + int64(v.alloc.trackCap[t])
-	out := make([]Addr, 0, v.alloc.trackCap[t]-v.alloc.trackFree[t])
+	end := start + int64(v.alloc.TrackCap(t))
+	out := make([]Addr, 0, v.alloc.TrackCap(t)-v.alloc.TrackFree(t))
 	for b := start; b < end; b++ {
-		if v.alloc.isUsed(b) {
+		if v.alloc.IsUsed(b) {
 			out = append(out, Addr(b))
 		}
 	}

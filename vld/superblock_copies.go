@@ -100,7 +100,7 @@ func (v *Volume) markSuperCopiesLocked(raw []byte) []Addr {
 		}
 		found = append(found, a)
 		if a < v.sb.NumBlocks && a >= ondisk.FixedBlocks {
-			v.alloc.markUsed(int64(a))
+			v.alloc.MarkUsed(int64(a))
 			v.superCopies = append(v.superCopies, a)
 		}
 	}

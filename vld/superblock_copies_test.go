@@ -97,7 +97,7 @@ func TestSuperblockCopies(t *testing.T) {
 	if n := v3.Recovery().SuperblockCopies; n != 0 {
 		t.Fatalf("an image without copies: %d found", n)
 	}
-	if v3.alloc.isUsed(int64(copies[0])) {
+	if v3.alloc.IsUsed(int64(copies[0])) {
 		t.Fatal("on an image without copies the first copy's block is taken")
 	}
 	if ondisk.FixedBlocks >= copies[0] {

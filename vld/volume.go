@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlfs/vlfs/internal/scratch"
 	"github.com/vlfs/vlfs/internal/wallhist"
+	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
@@ -38,7 +39,7 @@ type Volume struct {
 	bs          int
 	opts        Options
 
-	alloc *allocator
+	alloc *alloc.Allocator
 	head  headModel
 	m     *mech
 	sched *scheduler
@@ -252,13 +253,13 @@ func (v *Volume) Pieces() map[uint32][]byte {
 // still use: the reserve included. It takes no lock (a moment's count;
 // v.alloc is set once, at open), so that a caller checking it on every
 // change never waits behind a device request the volume is serving.
-func (v *Volume) MetaFreeBlocks() int64 { return v.alloc.freeNow.Load() }
+func (v *Volume) MetaFreeBlocks() int64 { return v.alloc.FreeNow() }
 
 // FreeBlocks is the number of free blocks data writes may still use. Like
 // MetaFreeBlocks it takes no lock (the reserve is fixed at open), so that a
 // file system's space check never waits behind a device request.
 func (v *Volume) FreeBlocks() int64 {
-	if f := v.alloc.freeNow.Load() - v.reserve; f > 0 {
+	if f := v.alloc.FreeNow() - v.reserve; f > 0 {
 		return f
 	}
 	return 0
@@ -271,15 +272,15 @@ func (v *Volume) Stats() Stats {
 	s := v.stats
 	s.SimNowMs = v.m.now
 	s.TotalBlocks = int64(v.sb.NumBlocks)
-	s.FreeBlocks = v.alloc.free
+	s.FreeBlocks = v.alloc.Free()
 	s.LogLength = int64(len(v.log.entries))
 	s.SingleCopyPieces = int64(v.uncopiedLocked())
 	s.Clock = "simulated"
 	if v.opts.Clock == ClockReal {
 		s.Clock = "real-time"
 	}
-	s.AllocDecisions = v.alloc.decisions
-	s.AllocNs, s.AllocBlocks = v.alloc.searchNs, v.alloc.placed
+	s.AllocDecisions = v.alloc.Decisions()
+	s.AllocNs, s.AllocBlocks = v.alloc.Cost()
 	s.Placement = v.place.policy.String()
 	s.HeadModel = v.HeadModel()
 	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch

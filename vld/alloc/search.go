@@ -1,54 +1,74 @@
-package vld
+package alloc
 
 import (
 	"math"
+	"slices"
 
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
-// window restricts a search to tracks [start, start+n) modulo the number of
-// tracks, and the tracks marked in extra (nil: none). The zero window
-// (n == 0) means no restriction.
-type window struct {
-	start, n  int
-	extra     []bool
-	extraCyls []int // the cylinders of the extra tracks, sorted (nil: none)
+// Window restricts a search to tracks [Start, Start+N) modulo the number
+// of tracks, and the tracks marked in Extra (nil: none). The zero Window
+// (N == 0) means no restriction. The volume's log window is one: log
+// entries go only to its range and its extra tracks.
+type Window struct {
+	Start, N  int
+	Extra     []bool // indexed by track
+	ExtraCyls []int  // the cylinders of the extra tracks, sorted (nil: none)
 }
 
-// mayPlace reports whether a run may go on track t inside w: anywhere in
+// ExtraCylinders lists the cylinders of the extra tracks, sorted and
+// unique, for Window.ExtraCyls.
+func ExtraCylinders(extra []uint32, surfaces int) []int {
+	if len(extra) == 0 {
+		return nil
+	}
+	cs := make([]int, len(extra))
+	for i, t := range extra {
+		cs[i] = int(t) / surfaces
+	}
+	slices.Sort(cs)
+	return slices.Compact(cs)
+}
+
+// MayPlace reports whether a run may go on track t inside w: anywhere in
 // the window proper, but on an extra track only while the fill policy may
 // fill it (empty, or the active track below the threshold). Entries then
 // follow a burst's data onto the empty tracks listed, and do not scatter
 // into the holes of tracks listed only because the compactor will empty
-// them next, which would spread holes over the disk (log_tracks.go).
-func (a *allocator) mayPlace(w window, t int) bool {
+// them next, which would spread holes over the disk (vld's log_tracks.go).
+func (a *Allocator) MayPlace(w Window, t int) bool {
 	nt := a.l.NumTracks()
-	if w.n == 0 || w.n >= nt || (window{start: w.start, n: w.n}).contains(t, nt) {
+	if w.N == 0 || w.N >= nt || (Window{Start: w.Start, N: w.N}).Contains(t, nt) {
 		return true
 	}
-	return w.extra != nil && w.extra[t] && a.fillable(t)
+	return w.Extra != nil && w.Extra[t] && a.Fillable(t)
 }
 
-func (w window) contains(t, ntracks int) bool {
-	if w.n == 0 || w.n >= ntracks {
+// Contains reports whether track t (of ntracks) lies in w: in its range
+// or among its extra tracks. A zero or whole-disk window holds every track.
+func (w Window) Contains(t, ntracks int) bool {
+	if w.N == 0 || w.N >= ntracks {
 		return true
 	}
-	if w.extra != nil && w.extra[t] {
+	if w.Extra != nil && w.Extra[t] {
 		return true
 	}
-	return (t-w.start+ntracks)%ntracks < w.n
+	return (t-w.Start+ntracks)%ntracks < w.N
 }
 
-// choice is a candidate placement: first block and its estimated
+// Choice is a candidate placement: first block and its estimated
 // positioning time (seek/switch plus rotational wait), in simulated ms.
-type choice struct {
-	block int64
-	cost  float64
+// Block is -1 when nothing fits.
+type Choice struct {
+	Block int64
+	Cost  float64
 }
 
-var noChoice = choice{block: -1, cost: math.Inf(1)}
+// NoChoice is the choice of a search that found nothing.
+var NoChoice = Choice{Block: -1, Cost: math.Inf(1)}
 
-// choose picks where a run of n blocks should start when positioning begins
+// Choose picks where a run of n blocks should start when positioning begins
 // at startMs with the head at h: the free run reachable soonest. It searches
 // the head's cylinder, then cylinders further on in one direction, stopping
 // as soon as the seek alone costs more than the best found; it wraps to the
@@ -58,21 +78,20 @@ var noChoice = choice{block: -1, cost: math.Inf(1)}
 // empty track reached soonest (section 2.3: a track is left only when m
 // free blocks remain). Taking whichever of the two is reached sooner would
 // scatter writes over many empty tracks a few blocks each and use them up.
-func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice {
-	a.decisions++
-	defer a.timed(a.startTimer())
+func (a *Allocator) Choose(h disk.Head, startMs float64, n int, w Window) Choice {
+	defer a.EndDecision(a.StartDecision())
 	if a.avoidEmpty {
-		if c := a.search(h, startMs, n, w, false); c.block >= 0 {
+		if c := a.search(h, startMs, n, w, false); c.Block >= 0 {
 			return c
 		}
 		a.avoidEmpty = false
 		defer func() { a.avoidEmpty = true }()
 	}
 	if a.threshold > 0 && a.empty > 0 {
-		if c := a.onActive(h, startMs, n, w); c.block >= 0 {
+		if c := a.onActive(h, startMs, n, w); c.Block >= 0 {
 			return c
 		}
-		if c := a.search(h, startMs, n, w, true); c.block >= 0 {
+		if c := a.search(h, startMs, n, w, true); c.Block >= 0 {
 			return c
 		}
 	}
@@ -81,36 +100,36 @@ func (a *allocator) choose(h disk.Head, startMs float64, n int, w window) choice
 
 // onActive places a run of n blocks on the active track, if it is below
 // the threshold, inside w, and has such a run.
-func (a *allocator) onActive(h disk.Head, startMs float64, n int, w window) choice {
+func (a *Allocator) onActive(h disk.Head, startMs float64, n int, w Window) Choice {
 	t := a.active
-	if t < 0 || a.trackFree[t] == a.trackCap[t] || !a.fillable(t) || a.trackFree[t] < int32(n) || !a.mayPlace(w, t) {
-		return noChoice
+	if t < 0 || a.trackFree[t] == a.trackCap[t] || !a.Fillable(t) || a.trackFree[t] < int32(n) || !a.MayPlace(w, t) {
+		return NoChoice
 	}
 	cyl, surf := a.l.CylSurf(t)
 	mech := a.mechMs(h, cyl, surf)
 	b, wait := a.firstRun(t, startMs+mech, n)
 	if b < 0 {
-		return noChoice
+		return NoChoice
 	}
-	return choice{block: b, cost: mech + wait}
+	return Choice{Block: b, Cost: mech + wait}
 }
 
-func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill bool) choice {
-	best := noChoice
+func (a *Allocator) search(h disk.Head, startMs float64, n int, w Window, fill bool) Choice {
+	best := NoChoice
 	// Only cylinders that may take the write are priced (nextCandidate):
 	// the others are skipped.
 	for c := a.nextCandidate(h.Cyl, n, w, fill); c >= 0; c = a.nextCandidate(c+1, n, w, fill) {
-		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
+		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.Cost {
 			return best
 		}
 		best = a.bestInCylinder(c, h, startMs, n, w, fill, best)
 	}
-	if best.block >= 0 {
+	if best.Block >= 0 {
 		return best
 	}
 	// Nothing ahead: the sweep starts again at the first cylinder.
 	for c := a.nextCandidate(0, n, w, fill); c >= 0 && c < h.Cyl; c = a.nextCandidate(c+1, n, w, fill) {
-		if best = a.bestInCylinder(c, h, startMs, n, w, fill, best); best.block >= 0 {
+		if best = a.bestInCylinder(c, h, startMs, n, w, fill, best); best.Block >= 0 {
 			return best
 		}
 	}
@@ -118,12 +137,12 @@ func (a *allocator) search(h disk.Head, startMs float64, n int, w window, fill b
 }
 
 // seekBound is a lower bound of the positioning time to a cylinder d away.
-func (a *allocator) seekBound(d int) float64 {
+func (a *Allocator) seekBound(d int) float64 {
 	m := a.l.Model()
 	return m.SeekMs(d)
 }
 
-func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w window, fill bool, best choice) choice {
+func (a *Allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w Window, fill bool, best Choice) Choice {
 	if fill {
 		if a.cylEmpty[c] == 0 && (a.active < 0 || a.activeCyl() != c) {
 			return best
@@ -141,13 +160,13 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 	mechOwn, mechOther := -1.0, -1.0
 	for s := 0; s < m.Surfaces; s++ {
 		t := a.l.TrackOfCylSurf(c, s)
-		if t < 0 || t >= nt || !a.mayHold(t, n) || !a.mayPlace(w, t) {
+		if t < 0 || t >= nt || !a.mayHold(t, n) || !a.MayPlace(w, t) {
 			continue
 		}
 		if !fill && a.avoidEmpty && a.trackFree[t] == a.trackCap[t] {
 			continue
 		}
-		if fill && !a.fillable(t) {
+		if fill && !a.Fillable(t) {
 			continue
 		}
 		var mech float64
@@ -163,25 +182,25 @@ func (a *allocator) bestInCylinder(c int, h disk.Head, startMs float64, n int, w
 			mech = a.mechMs(h, c, s)
 			mechOther = mech
 		}
-		if mech >= best.cost {
+		if mech >= best.Cost {
 			continue
 		}
 		b, wait := a.firstRun(t, startMs+mech, n)
-		if b >= 0 && mech+wait < best.cost {
-			best = choice{block: b, cost: mech + wait}
+		if b >= 0 && mech+wait < best.Cost {
+			best = Choice{Block: b, Cost: mech + wait}
 		}
 	}
 	return best
 }
 
-func (a *allocator) activeCyl() int {
+func (a *Allocator) activeCyl() int {
 	c, _ := a.l.CylSurf(a.active)
 	return c
 }
 
-// fillable reports whether track t may take a write in threshold mode: it is
+// Fillable reports whether track t may take a write in threshold mode: it is
 // empty, or it is the active track and still below the threshold.
-func (a *allocator) fillable(t int) bool {
+func (a *Allocator) Fillable(t int) bool {
 	if a.trackFree[t] == a.trackCap[t] {
 		return true
 	}
@@ -192,8 +211,8 @@ func (a *allocator) fillable(t int) bool {
 	return used < a.threshold*float64(a.trackCap[t])
 }
 
-// noteWrite updates the active track after a write landed on track t.
-func (a *allocator) noteWrite(t int) {
+// NoteWrite updates the active track after a write landed on track t.
+func (a *Allocator) NoteWrite(t int) {
 	if a.threshold > 0 {
 		a.active = t
 	}
@@ -201,14 +220,14 @@ func (a *allocator) noteWrite(t int) {
 
 // mechMs is the seek or head-switch time (plus write settle) from h to
 // (cyl, surf), before any rotational wait.
-func (a *allocator) mechMs(h disk.Head, cyl, surf int) float64 {
+func (a *Allocator) mechMs(h disk.Head, cyl, surf int) float64 {
 	return a.l.MoveMs(h, a.l.TrackOfCylSurf(cyl, surf), true)
 }
 
 // firstRun finds, on track t, the first run of n free blocks whose start
 // passes under the head at or after time arriveMs, and the rotational wait
 // until it does (ms). Runs do not wrap past the track's last block.
-func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
+func (a *Allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
 	g := a.l.Track(t)
 	start := g.Start
 	nb := int64(a.trackCap[t])
@@ -239,17 +258,17 @@ func (a *allocator) firstRun(t int, arriveMs float64, n int) (int64, float64) {
 
 // runFrom returns the first b in [from, to) with [b, b+n) free and b+n <= to
 // or the end of the track, whichever the caller passed as to.
-func (a *allocator) runFrom(from, to int64, n int) int64 {
-	for b := a.nextFree(from, to); b >= 0 && b+int64(n) <= to; {
+func (a *Allocator) runFrom(from, to int64, n int) int64 {
+	for b := a.NextFree(from, to); b >= 0 && b+int64(n) <= to; {
 		u := int64(-1)
 		if n > 1 {
-			u = a.nextUsed(b+1, b+int64(n))
+			u = a.NextUsed(b+1, b+int64(n))
 		}
 		if u < 0 {
 			return b
 		}
 		// No run of n starts before the used block: skip past it.
-		b = a.nextFree(u+1, to)
+		b = a.NextFree(u+1, to)
 	}
 	return -1
 }

@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"math/rand"
@@ -17,7 +17,7 @@ func TestPhaseIndexSameChoices(t *testing.T) {
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	t.Logf("seed %d (replay with -vld.seed)", seed)
+	t.Logf("seed %d (replay with -alloc.seed)", seed)
 	for _, name := range disk.PresetNames() {
 		t.Run(name, func(t *testing.T) {
 			m := testModel(t, name)
@@ -27,13 +27,13 @@ func TestPhaseIndexSameChoices(t *testing.T) {
 			}
 			rng := rand.New(rand.NewSource(seed))
 			for _, util := range []float64{0.3, 0.8, 0.95, 0.99} {
-				a := newAllocator(l, -1)
+				a := New(l, -1)
 				if a.phase == nil {
 					t.Skipf("%d surfaces: no phase index", m.Surfaces)
 				}
 				for b := int64(0); b < l.NumBlocks(); b++ {
 					if rng.Float64() < util {
-						a.markUsed(b)
+						a.MarkUsed(b)
 					}
 				}
 				for i := 0; i < 300; i++ {
@@ -41,32 +41,32 @@ func TestPhaseIndexSameChoices(t *testing.T) {
 					start := rng.Float64() * 1000
 					n := 1 + rng.Intn(phaseRuns)
 					a.avoidEmpty = rng.Intn(4) == 0
-					got := a.choose(h, start, n, window{})
+					got := a.Choose(h, start, n, Window{})
 					idx := a.phase
 					a.phase = nil
-					want := a.choose(h, start, n, window{})
+					want := a.Choose(h, start, n, Window{})
 					a.phase = idx
 					if got != want {
 						t.Fatalf("util %.2f n %d avoidEmpty %v head %+v t=%.3f: with the index %+v, full scan %+v", util, n, a.avoidEmpty, h, start, got, want)
 					}
 					a.avoidEmpty = false
 					// The compactor's hole choice goes through the index too.
-					f := holeFilter{avoid: rng.Intn(l.NumTracks()), maxFree: int32(rng.Intn(8))}
-					hole := a.chooseHole(h, start, f)
+					f := HoleFilter{Avoid: rng.Intn(l.NumTracks()), MaxFree: int32(rng.Intn(8))}
+					hole := a.ChooseHole(h, start, f)
 					a.phase = nil
-					wantHole := a.chooseHole(h, start, f)
+					wantHole := a.ChooseHole(h, start, f)
 					a.phase = idx
 					if hole != wantHole {
 						t.Fatalf("util %.2f hole filter %+v head %+v t=%.3f: with the index %+v, full scan %+v", util, f, h, start, hole, wantHole)
 					}
-					for j := 0; got.block >= 0 && j < n; j++ {
-						a.markUsed(got.block + int64(j))
+					for j := 0; got.Block >= 0 && j < n; j++ {
+						a.MarkUsed(got.Block + int64(j))
 					}
 					for j := 0; j < 2; j++ { // churn: frees set bits
-						a.markFree(rng.Int63n(l.NumBlocks()))
+						a.MarkFree(rng.Int63n(l.NumBlocks()))
 					}
 				}
-				if err := a.check(); err != nil {
+				if err := a.Check(); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"math/bits"
@@ -6,7 +6,7 @@ import (
 )
 
 // Searches skip the cylinders that cannot take a write without pricing
-// them: those with no run of n blocks (alloc_runs.go), those with no track
+// them: those with no run of n blocks (runs.go), those with no track
 // of the write's window (log entries go only to the log window and its
 // extra tracks), and, while filling empty tracks, those with neither an
 // empty track nor the active one. On a nearly full disk a log entry's
@@ -15,7 +15,7 @@ import (
 // Skipping changes no choice: bestInCylinder finds nothing in them.
 
 // nextCandidate is the first cylinder >= from that passes every test, or -1.
-func (a *allocator) nextCandidate(from, n int, w window, fill bool) int {
+func (a *Allocator) nextCandidate(from, n int, w Window, fill bool) int {
 	for c := from; ; {
 		c = a.nextCyl(c, n)
 		if c < 0 {
@@ -39,9 +39,9 @@ func (a *allocator) nextCandidate(from, n int, w window, fill bool) int {
 
 // nextWindowCyl is the first cylinder >= c holding a track of w (its range
 // or an extra track), or -1; c itself when w does not restrict.
-func (a *allocator) nextWindowCyl(c int, w window) int {
+func (a *Allocator) nextWindowCyl(c int, w Window) int {
 	nt, s := a.l.NumTracks(), a.l.Model().Surfaces
-	if w.n == 0 || w.n >= nt {
+	if w.N == 0 || w.N >= nt {
 		return c
 	}
 	t0 := c * s
@@ -50,20 +50,20 @@ func (a *allocator) nextWindowCyl(c int, w window) int {
 	}
 	// The first track of the window's range at or after t0.
 	next := -1
-	if d := ((t0-w.start)%nt + nt) % nt; d < w.n {
+	if d := ((t0-w.Start)%nt + nt) % nt; d < w.N {
 		next = c
 	} else if t := t0 + nt - d; t < nt {
 		next = t / s
 	}
-	if i := sort.SearchInts(w.extraCyls, c); i < len(w.extraCyls) && (next < 0 || w.extraCyls[i] < next) {
-		next = w.extraCyls[i]
+	if i := sort.SearchInts(w.ExtraCyls, c); i < len(w.ExtraCyls) && (next < 0 || w.ExtraCyls[i] < next) {
+		next = w.ExtraCyls[i]
 	}
 	return next
 }
 
 // nextFillCyl is the first cylinder >= c with an empty track or the active
 // track, or -1.
-func (a *allocator) nextFillCyl(c int) int {
+func (a *Allocator) nextFillCyl(c int) int {
 	next := -1
 	if a.active >= 0 {
 		if ac := a.activeCyl(); ac >= c {
@@ -86,7 +86,7 @@ func (a *allocator) nextFillCyl(c int) int {
 }
 
 // noteCylEmpty keeps emptyCyls in step with cylEmpty[c].
-func (a *allocator) noteCylEmpty(c int) {
+func (a *Allocator) noteCylEmpty(c int) {
 	if a.cylEmpty[c] > 0 {
 		a.emptyCyls[c>>6] |= 1 << (uint(c) & 63)
 	} else {

@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func (r *runIndex) touch(t int) {
 }
 
 // refresh recounts the queued tracks and updates their cylinders.
-func (a *allocator) refreshRuns() {
+func (a *Allocator) refreshRuns() {
 	r := a.runs
 	if len(r.stale) == 0 {
 		return
@@ -127,7 +127,7 @@ func (r *runIndex) next(from, n int) int {
 // n blocks on one track, or -1. A single block needs no index: the
 // cylinder's free count says it, and one-block writes, the commonest, do
 // not pay for folding the queued tracks in.
-func (a *allocator) nextCyl(from, n int) int {
+func (a *Allocator) nextCyl(from, n int) int {
 	if n > 1 {
 		a.refreshRuns()
 		return a.runs.next(from, n)
@@ -142,29 +142,29 @@ func (a *allocator) nextCyl(from, n int) int {
 
 // mayHold reports whether track t holds a free run of n blocks (the index
 // is current: nextCyl refreshed it for n > 1).
-func (a *allocator) mayHold(t, n int) bool {
+func (a *Allocator) mayHold(t, n int) bool {
 	if n > 1 {
 		return a.runs.longest[t] >= int32(n)
 	}
 	return a.trackFree[t] > 0
 }
 
-// maxRun is the longest free run on any one track of the disk.
-func (a *allocator) maxRun() int {
+// MaxRun is the longest free run on any one track of the disk.
+func (a *Allocator) MaxRun() int {
 	a.refreshRuns()
 	return int(a.runs.tree[1])
 }
 
 // longestRun counts track t's longest run of free blocks from the bitmap.
-func (a *allocator) longestRun(t int) int32 {
+func (a *Allocator) longestRun(t int) int32 {
 	start := a.l.TrackStart(t)
 	end := start + int64(a.trackCap[t])
 	if a.trackFree[t] == a.trackCap[t] {
 		return a.trackCap[t]
 	}
 	var best int64
-	for b := a.nextFree(start, end); b >= 0; {
-		u := a.nextUsed(b, end)
+	for b := a.NextFree(start, end); b >= 0; {
+		u := a.NextUsed(b, end)
 		if u < 0 {
 			u = end
 		}
@@ -172,31 +172,31 @@ func (a *allocator) longestRun(t int) int32 {
 		if end-u <= best {
 			break
 		}
-		b = a.nextFree(u, end)
+		b = a.NextFree(u, end)
 	}
 	return int32(best)
 }
 
 // checkRuns recounts every track's longest run and the tree above them.
-func (a *allocator) checkRuns() error {
+func (a *Allocator) checkRuns() error {
 	a.refreshRuns()
 	r := a.runs
 	leaves := make([]int32, r.size)
 	for t := range r.longest {
 		if got := a.longestRun(t); got != r.longest[t] {
-			return fmt.Errorf("track %d: longest free run %d counted, %d recorded: %w", t, got, r.longest[t], ErrCorrupt)
+			return fmt.Errorf("track %d: longest free run %d counted, %d recorded", t, got, r.longest[t])
 		}
 		c := t / r.surf
 		leaves[c] = max(leaves[c], r.longest[t])
 	}
 	for c, v := range leaves {
 		if r.tree[r.size+c] != v {
-			return fmt.Errorf("cylinder %d: longest free run %d counted, %d recorded: %w", c, v, r.tree[r.size+c], ErrCorrupt)
+			return fmt.Errorf("cylinder %d: longest free run %d counted, %d recorded", c, v, r.tree[r.size+c])
 		}
 	}
 	for i := r.size - 1; i >= 1; i-- {
 		if m := max(r.tree[2*i], r.tree[2*i+1]); r.tree[i] != m {
-			return fmt.Errorf("run index node %d: %d, children's max %d: %w", i, r.tree[i], m, ErrCorrupt)
+			return fmt.Errorf("run index node %d: %d, children's max %d", i, r.tree[i], m)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"fmt"
@@ -10,51 +10,51 @@ import (
 
 // fragmentedAllocator is an st19101 allocator of nb blocks with the fraction
 // util in use, blocks taken at random (the holes eager writing leaves).
-func fragmentedAllocator(tb testing.TB, nb int64, util float64, seed int64) (*allocator, *rand.Rand) {
+func fragmentedAllocator(tb testing.TB, nb int64, util float64, seed int64) (*Allocator, *rand.Rand) {
 	tb.Helper()
 	l, err := disk.NewLayout(testModel(tb, "st19101"), 4096, nb)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	a := newAllocator(l, 0.75)
+	a := New(l, 0.75)
 	rng := rand.New(rand.NewSource(seed))
 	for b := int64(0); b < l.NumBlocks(); b++ {
 		if rng.Float64() < util {
-			a.markUsed(b)
+			a.MarkUsed(b)
 		}
 	}
 	return a, rng
 }
 
-// placeRuns places n blocks as Volume.placeLocked does (the largest run
+// placeRuns places n blocks as vld's Volume.placeLocked does (the largest run
 // that fits, halving), then frees as many used blocks at random, so that
 // utilisation stays put, as overwrites keep it. It returns the runs.
-func placeRuns(a *allocator, rng *rand.Rand, h *disk.Head, now *float64, n, maxTrack int) int {
+func placeRuns(a *Allocator, rng *rand.Rand, h *disk.Head, now *float64, n, maxTrack int) int {
 	runs := 0
 	for left := n; left > 0; {
 		k := min(left, maxTrack)
-		c := noChoice
+		c := NoChoice
 		for ; k > 0; k /= 2 {
-			if c = a.choose(*h, *now, k, window{}); c.block >= 0 {
+			if c = a.Choose(*h, *now, k, Window{}); c.Block >= 0 {
 				break
 			}
 		}
-		if c.block < 0 {
+		if c.Block < 0 {
 			return runs
 		}
 		for i := 0; i < k; i++ {
-			a.markUsed(c.block + int64(i))
+			a.MarkUsed(c.Block + int64(i))
 		}
-		t := a.l.TrackOf(c.block)
-		a.noteWrite(t)
+		t := a.l.TrackOf(c.Block)
+		a.NoteWrite(t)
 		h.Cyl, h.Surf = a.l.CylSurf(t)
-		*now += c.cost + float64(k)*a.l.BlockMs(t) + 0.1
+		*now += c.Cost + float64(k)*a.l.BlockMs(t) + 0.1
 		left -= k
 		runs++
 	}
 	nb := a.l.NumBlocks()
 	for freed := 0; freed < n && a.free < nb*9/10; {
-		if b := rng.Int63n(nb); a.markFree(b) {
+		if b := rng.Int63n(nb); a.MarkFree(b) {
 			freed++
 		}
 	}

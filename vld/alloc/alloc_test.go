@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"math"
@@ -15,11 +15,11 @@ import (
 // disk model's own PositionMs, over the cylinders the one-way sweep may
 // use (the head's cylinder and those after it; the wrap only if nothing
 // lies ahead).
-func bruteBest(a *allocator, h disk.Head, start float64) (int64, float64) {
+func bruteBest(a *Allocator, h disk.Head, start float64) (int64, float64) {
 	best, bestCost := int64(-1), math.Inf(1)
 	l := a.l
 	for b := int64(0); b < l.NumBlocks(); b++ {
-		if a.isUsed(b) {
+		if a.IsUsed(b) {
 			continue
 		}
 		c, _ := l.CylSurf(l.TrackOf(b))
@@ -43,26 +43,26 @@ func TestAllocatorMatchesOracle(t *testing.T) {
 			}
 			rng := rand.New(rand.NewSource(7))
 			for _, util := range []float64{0.1, 0.5, 0.9, 0.99} {
-				a := newAllocator(l, -1)
+				a := New(l, -1)
 				for b := int64(0); b < l.NumBlocks(); b++ {
 					if rng.Float64() < util {
-						a.markUsed(b)
+						a.MarkUsed(b)
 					}
 				}
 				for i := 0; i < 200; i++ {
 					h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
 					start := rng.Float64() * 1000
-					c := a.choose(h, start, 1, window{})
+					c := a.Choose(h, start, 1, Window{})
 					ob, oc := bruteBest(a, h, start)
 					if ob < 0 {
 						continue // nothing ahead: the wrap is tested elsewhere
 					}
-					got := l.PositionMs(h, start, c.block, true)
-					if c.block < 0 || got > oc+1e-9 {
-						t.Fatalf("util %.2f head %+v t=%.3f: chose %d (%.4f ms), oracle %d (%.4f ms)", util, h, start, c.block, got, ob, oc)
+					got := l.PositionMs(h, start, c.Block, true)
+					if c.Block < 0 || got > oc+1e-9 {
+						t.Fatalf("util %.2f head %+v t=%.3f: chose %d (%.4f ms), oracle %d (%.4f ms)", util, h, start, c.Block, got, ob, oc)
 					}
-					if math.Abs(got-c.cost) > 1e-6 {
-						t.Fatalf("estimated cost %.6f, model says %.6f", c.cost, got)
+					if math.Abs(got-c.Cost) > 1e-6 {
+						t.Fatalf("estimated cost %.6f, model says %.6f", c.Cost, got)
 					}
 				}
 			}
@@ -76,22 +76,22 @@ func TestAllocatorThresholdFillsEmptyTracks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAllocator(l, 0.75)
+	a := New(l, 0.75)
 	h := disk.Head{}
 	now := 0.0
 	perTrack := map[int]int{}
 	for i := 0; i < 32*8; i++ {
-		c := a.choose(h, now, 1, window{})
-		if c.block < 0 {
+		c := a.Choose(h, now, 1, Window{})
+		if c.Block < 0 {
 			t.Fatal("no block")
 		}
-		a.markUsed(c.block)
-		tr := l.TrackOf(c.block)
-		a.noteWrite(tr)
+		a.MarkUsed(c.Block)
+		tr := l.TrackOf(c.Block)
+		a.NoteWrite(tr)
 		perTrack[tr]++
 		cyl, s := l.CylSurf(tr)
 		h = disk.Head{Cyl: cyl, Surf: s}
-		now += c.cost + l.BlockMs(tr) + rand.Float64()*20
+		now += c.Cost + l.BlockMs(tr) + rand.Float64()*20
 	}
 	for tr, n := range perTrack {
 		if n > 24 { // 75 % of 32
@@ -103,18 +103,18 @@ func TestAllocatorThresholdFillsEmptyTracks(t *testing.T) {
 func TestAllocatorWrapsWhenNothingAhead(t *testing.T) {
 	m := testModel(t, "st19101")
 	l, _ := disk.NewLayout(m, 4096, 32*16*4)
-	a := newAllocator(l, -1)
+	a := New(l, -1)
 	for b := int64(0); b < l.NumBlocks(); b++ {
-		a.markUsed(b)
+		a.MarkUsed(b)
 	}
-	a.markFree(3)
-	c := a.choose(disk.Head{Cyl: 2}, 0, 1, window{})
-	if c.block != 3 {
-		t.Fatalf("chose %d, want the only free block 3 after wrapping", c.block)
+	a.MarkFree(3)
+	c := a.Choose(disk.Head{Cyl: 2}, 0, 1, Window{})
+	if c.Block != 3 {
+		t.Fatalf("chose %d, want the only free block 3 after wrapping", c.Block)
 	}
-	a.markUsed(3)
-	if c := a.choose(disk.Head{Cyl: 2}, 0, 1, window{}); c.block != -1 {
-		t.Fatalf("full disk: chose %d", c.block)
+	a.MarkUsed(3)
+	if c := a.Choose(disk.Head{Cyl: 2}, 0, 1, Window{}); c.Block != -1 {
+		t.Fatalf("full disk: chose %d", c.Block)
 	}
 }
 
@@ -132,14 +132,14 @@ func BenchmarkAllocatorDecision(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			a := newAllocator(l, 0.75)
+			a := New(l, 0.75)
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			gib := float64(l.NumBlocks()*4096) / (1 << 30)
 			rng := rand.New(rand.NewSource(1))
 			for blk := int64(0); blk < l.NumBlocks(); blk++ {
 				if rng.Float64() < 0.9 {
-					a.markUsed(blk)
+					a.MarkUsed(blk)
 				}
 			}
 			h := disk.Head{}
@@ -148,20 +148,20 @@ func BenchmarkAllocatorDecision(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				c := a.choose(h, now, 1, window{})
+				c := a.Choose(h, now, 1, Window{})
 				lat = append(lat, time.Since(t0))
 				// Keep utilisation steady: take the block, free a random one.
-				a.markUsed(c.block)
+				a.MarkUsed(c.Block)
 				for {
 					r := rng.Int63n(l.NumBlocks())
-					if r >= 4 && a.isUsed(r) && r != c.block {
-						a.markFree(r)
+					if r >= 4 && a.IsUsed(r) && r != c.Block {
+						a.MarkFree(r)
 						break
 					}
 				}
-				cyl, s := l.CylSurf(l.TrackOf(c.block))
+				cyl, s := l.CylSurf(l.TrackOf(c.Block))
 				h = disk.Head{Cyl: cyl, Surf: s}
-				now += c.cost + l.BlockMs(0) + 0.3
+				now += c.Cost + l.BlockMs(0) + 0.3
 			}
 			b.StopTimer()
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -174,7 +174,7 @@ func BenchmarkAllocatorDecision(b *testing.B) {
 // bruteBestRun is the oracle for runs: the cheapest start of n free blocks
 // on one track, by the disk model's PositionMs, over the cylinders the
 // one-way sweep may use.
-func bruteBestRun(a *allocator, h disk.Head, start float64, n int) (int64, float64) {
+func bruteBestRun(a *Allocator, h disk.Head, start float64, n int) (int64, float64) {
 	best, bestCost := int64(-1), math.Inf(1)
 	l := a.l
 	for t := 0; t < l.NumTracks(); t++ {
@@ -183,7 +183,7 @@ func bruteBestRun(a *allocator, h disk.Head, start float64, n int) (int64, float
 		}
 		s, e := l.TrackStart(t), l.TrackStart(t)+int64(l.TrackBlocks(t))
 		for b := s; b+int64(n) <= e; b++ {
-			if !a.freeRun(b, n) {
+			if !a.FreeRun(b, n) {
 				continue
 			}
 			if cost := l.PositionMs(h, start, b, true); cost < bestCost {
@@ -195,7 +195,7 @@ func bruteBestRun(a *allocator, h disk.Head, start float64, n int) (int64, float
 }
 
 // TestAllocatorRunsMatchOracle checks multi-block choices on fragmented
-// disks up to 99 % full, where the run index (alloc_runs.go) skips most
+// disks up to 99 % full, where the run index (runs.go) skips most
 // cylinders: skipping must never miss the cheapest run.
 func TestAllocatorRunsMatchOracle(t *testing.T) {
 	m := testModel(t, "st19101")
@@ -207,14 +207,14 @@ func TestAllocatorRunsMatchOracle(t *testing.T) {
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	t.Logf("seed %d (replay with -vld.seed)", seed)
+	t.Logf("seed %d (replay with -alloc.seed)", seed)
 	rng := rand.New(rand.NewSource(seed))
 	compared := 0
 	for _, util := range []float64{0.3, 0.8, 0.95, 0.99} {
-		a := newAllocator(l, -1)
+		a := New(l, -1)
 		for b := int64(0); b < l.NumBlocks(); b++ {
 			if rng.Float64() < util {
-				a.markUsed(b)
+				a.MarkUsed(b)
 			}
 		}
 		for i := 0; i < 200; i++ {
@@ -224,31 +224,31 @@ func TestAllocatorRunsMatchOracle(t *testing.T) {
 			}
 			h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
 			start := rng.Float64() * 1000
-			c := a.choose(h, start, n, window{})
+			c := a.Choose(h, start, n, Window{})
 			ob, oc := bruteBestRun(a, h, start, n)
 			if ob < 0 {
-				if c.block >= 0 {
-					if cyl, _ := l.CylSurf(l.TrackOf(c.block)); cyl >= h.Cyl {
-						t.Fatalf("util %.2f n %d: chose %d ahead of the head, oracle found nothing", util, n, c.block)
+				if c.Block >= 0 {
+					if cyl, _ := l.CylSurf(l.TrackOf(c.Block)); cyl >= h.Cyl {
+						t.Fatalf("util %.2f n %d: chose %d ahead of the head, oracle found nothing", util, n, c.Block)
 					}
 				}
 				continue
 			}
 			compared++
-			got := l.PositionMs(h, start, c.block, true)
-			if c.block < 0 || got > oc+1e-9 || !a.freeRun(c.block, n) {
-				t.Fatalf("util %.2f n %d head %+v t=%.3f: chose %d (%.4f ms), oracle %d (%.4f ms)", util, n, h, start, c.block, got, ob, oc)
+			got := l.PositionMs(h, start, c.Block, true)
+			if c.Block < 0 || got > oc+1e-9 || !a.FreeRun(c.Block, n) {
+				t.Fatalf("util %.2f n %d head %+v t=%.3f: chose %d (%.4f ms), oracle %d (%.4f ms)", util, n, h, start, c.Block, got, ob, oc)
 			}
 			// Take the run, and free a few blocks elsewhere, so the index
 			// is checked after changes too.
 			for j := 0; j < n; j++ {
-				a.markUsed(c.block + int64(j))
+				a.MarkUsed(c.Block + int64(j))
 			}
 			for j := 0; j < n; j++ {
-				a.markFree(rng.Int63n(l.NumBlocks()))
+				a.MarkFree(rng.Int63n(l.NumBlocks()))
 			}
 		}
-		if err := a.check(); err != nil {
+		if err := a.Check(); err != nil {
 			t.Fatal(err)
 		}
 	}

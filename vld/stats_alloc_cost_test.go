@@ -2,6 +2,10 @@ package vld
 
 import "testing"
 
+// timeEvery is the allocator's sampling of decision times (vld/alloc:
+// one decision in 8 is timed).
+const timeEvery = 8
+
 // The allocator's cost per block counts the blocks writes placed and the
 // time their searches took, not the blocks a mount finds in use.
 func TestStatsAllocationCost(t *testing.T) {

@@ -1,46 +1,45 @@
-package vld
+package alloc
 
 import "github.com/vlfs/vlfs/vld/disk"
 
 // holeFilter says which tracks a hole-plugging write may use: tracks that
 // already hold data (never an empty track: making empty tracks is the
-// point of compaction), other than avoid (the track being emptied), with
-// at most maxFree free blocks when maxFree > 0 (so a compactor never fills
-// a track it would rather empty next).
-type holeFilter struct {
-	avoid   int
-	maxFree int32
+// point of compaction), other than Avoid (the track being emptied; -1:
+// none), with at most MaxFree free blocks when MaxFree > 0 (so a compactor
+// never fills a track it would rather empty next).
+type HoleFilter struct {
+	Avoid   int
+	MaxFree int32
 }
 
-func (a *allocator) holeOK(t int, f holeFilter) bool {
+func (a *Allocator) holeOK(t int, f HoleFilter) bool {
 	free := a.trackFree[t]
-	if free == 0 || free == a.trackCap[t] || t == f.avoid {
+	if free == 0 || free == a.trackCap[t] || t == f.Avoid {
 		return false
 	}
-	return f.maxFree <= 0 || free <= f.maxFree
+	return f.MaxFree <= 0 || free <= f.MaxFree
 }
 
-// chooseHole picks the single free block the head reaches soonest among
+// ChooseHole picks the single free block the head reaches soonest among
 // the tracks f allows, with the same one-way cylinder sweep as search
 // (section 4.2: it wraps to cylinder 0 only when nothing lies ahead). It
 // ignores the fill threshold: holes are what it is for.
-func (a *allocator) chooseHole(h disk.Head, startMs float64, f holeFilter) choice {
-	a.decisions++
-	defer a.timed(a.startTimer())
-	best := noChoice
+func (a *Allocator) ChooseHole(h disk.Head, startMs float64, f HoleFilter) Choice {
+	defer a.EndDecision(a.StartDecision())
+	best := NoChoice
 	for c := a.nextCyl(h.Cyl, 1); c >= 0; c = a.nextCyl(c+1, 1) {
-		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.cost {
+		if c > h.Cyl && a.seekBound(c-h.Cyl) >= best.Cost {
 			return best
 		}
 		best = a.bestHoleInCylinder(c, h, startMs, f, best)
 	}
-	for c := a.nextCyl(0, 1); c >= 0 && c < h.Cyl && best.block < 0; c = a.nextCyl(c+1, 1) {
+	for c := a.nextCyl(0, 1); c >= 0 && c < h.Cyl && best.Block < 0; c = a.nextCyl(c+1, 1) {
 		best = a.bestHoleInCylinder(c, h, startMs, f, best)
 	}
 	return best
 }
 
-func (a *allocator) bestHoleInCylinder(c int, h disk.Head, startMs float64, f holeFilter, best choice) choice {
+func (a *Allocator) bestHoleInCylinder(c int, h disk.Head, startMs float64, f HoleFilter, best Choice) Choice {
 	if a.cylFree[c] == 0 {
 		return best
 	}
@@ -54,12 +53,12 @@ func (a *allocator) bestHoleInCylinder(c int, h disk.Head, startMs float64, f ho
 			continue
 		}
 		mech := a.mechMs(h, c, s)
-		if mech >= best.cost {
+		if mech >= best.Cost {
 			continue
 		}
 		b, wait := a.firstRun(t, startMs+mech, 1)
-		if b >= 0 && mech+wait < best.cost {
-			best = choice{block: b, cost: mech + wait}
+		if b >= 0 && mech+wait < best.Cost {
+			best = Choice{Block: b, Cost: mech + wait}
 		}
 	}
 	return best

@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"math"
@@ -22,14 +22,14 @@ func TestFillThresholdThenGreedy(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(11))
-	a := newAllocator(l, 0.75)
+	a := New(l, 0.75)
 	// A third of the tracks already hold data, half full, at random.
 	prefilled := map[int]bool{}
 	for tr := 0; tr < l.NumTracks(); tr += 3 {
 		prefilled[tr] = true
 		for b := l.TrackStart(tr); b < l.TrackStart(tr)+int64(l.TrackBlocks(tr)); b++ {
 			if rng.Intn(2) == 0 {
-				a.markUsed(b)
+				a.MarkUsed(b)
 			}
 		}
 	}
@@ -42,11 +42,11 @@ func TestFillThresholdThenGreedy(t *testing.T) {
 		if active >= 0 {
 			activeUsed = a.trackCap[active] - a.trackFree[active]
 		}
-		c := a.choose(h, now, 1, window{})
-		if c.block < 0 {
+		c := a.Choose(h, now, 1, Window{})
+		if c.Block < 0 {
 			t.Fatalf("no block with %d free", a.free)
 		}
-		tr := l.TrackOf(c.block)
+		tr := l.TrackOf(c.Block)
 		if emptyBefore > 0 {
 			fillWrites++
 			wasEmpty := a.trackFree[tr] == a.trackCap[tr]
@@ -61,16 +61,16 @@ func TestFillThresholdThenGreedy(t *testing.T) {
 				checkFilledToThreshold(t, a, prefilled)
 			}
 			greedyWrites++
-			if ob, oc := bruteBest(a, h, now); ob >= 0 && math.Abs(l.PositionMs(h, now, c.block, true)-oc) > 1e-9 {
-				t.Fatalf("greedy write chose %d (%.4f ms), oracle %d (%.4f ms)", c.block, c.cost, ob, oc)
+			if ob, oc := bruteBest(a, h, now); ob >= 0 && math.Abs(l.PositionMs(h, now, c.Block, true)-oc) > 1e-9 {
+				t.Fatalf("greedy write chose %d (%.4f ms), oracle %d (%.4f ms)", c.Block, c.Cost, ob, oc)
 			}
 		}
-		a.markUsed(c.block)
-		a.noteWrite(tr)
+		a.MarkUsed(c.Block)
+		a.NoteWrite(tr)
 		perTrack[tr]++
 		cyl, s := l.CylSurf(tr)
 		h = disk.Head{Cyl: cyl, Surf: s}
-		now += c.cost + l.BlockMs(tr) + rng.Float64()*3
+		now += c.Cost + l.BlockMs(tr) + rng.Float64()*3
 	}
 	if fillWrites == 0 || greedyWrites == 0 {
 		t.Fatalf("both phases must run: %d threshold writes, %d greedy", fillWrites, greedyWrites)
@@ -84,7 +84,7 @@ func TestFillThresholdThenGreedy(t *testing.T) {
 // checkFilledToThreshold runs when the empty tracks have just run out:
 // every track that started empty holds exactly 24 blocks (75 % of 32),
 // except the last one taken, which got its first block.
-func checkFilledToThreshold(t *testing.T, a *allocator, prefilled map[int]bool) {
+func checkFilledToThreshold(t *testing.T, a *Allocator, prefilled map[int]bool) {
 	t.Helper()
 	short := 0
 	for tr := range a.trackCap {
@@ -107,12 +107,12 @@ func checkFilledToThreshold(t *testing.T, a *allocator, prefilled map[int]bool) 
 // bruteHole is the oracle for chooseHole: the cheapest free block, by the
 // model's PositionMs, on a track the filter allows, over the cylinders the
 // sweep may use (the head's and those after it).
-func bruteHole(a *allocator, h disk.Head, start float64, f holeFilter) (int64, float64) {
+func bruteHole(a *Allocator, h disk.Head, start float64, f HoleFilter) (int64, float64) {
 	best, bestCost := int64(-1), math.Inf(1)
 	l := a.l
 	for b := int64(0); b < l.NumBlocks(); b++ {
 		tr := l.TrackOf(b)
-		if a.isUsed(b) || !a.holeOK(tr, f) {
+		if a.IsUsed(b) || !a.holeOK(tr, f) {
 			continue
 		}
 		if c, _ := l.CylSurf(tr); c < h.Cyl {
@@ -134,7 +134,7 @@ func TestHoleChoiceMatchesOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewSource(5))
-			a := newAllocator(l, 0.75)
+			a := New(l, 0.75)
 			for tr := 0; tr < l.NumTracks(); tr++ {
 				if rng.Intn(4) == 0 {
 					continue // stays empty: never a hole
@@ -142,24 +142,24 @@ func TestHoleChoiceMatchesOracle(t *testing.T) {
 				u := rng.Float64()
 				for b := l.TrackStart(tr); b < l.TrackStart(tr)+int64(l.TrackBlocks(tr)); b++ {
 					if rng.Float64() < u {
-						a.markUsed(b)
+						a.MarkUsed(b)
 					}
 				}
 			}
 			for i := 0; i < 300; i++ {
 				h := disk.Head{Cyl: rng.Intn(l.NumCylinders()), Surf: rng.Intn(m.Surfaces)}
 				start := rng.Float64() * 1000
-				f := holeFilter{avoid: rng.Intn(l.NumTracks()), maxFree: int32(rng.Intn(8))}
-				c := a.chooseHole(h, start, f)
+				f := HoleFilter{Avoid: rng.Intn(l.NumTracks()), MaxFree: int32(rng.Intn(8))}
+				c := a.ChooseHole(h, start, f)
 				ob, oc := bruteHole(a, h, start, f)
 				if ob < 0 {
 					continue // nothing ahead: the wrap is the sweep's, tested for search
 				}
-				if c.block < 0 || !a.holeOK(l.TrackOf(c.block), f) || a.isUsed(c.block) {
-					t.Fatalf("chose %d, not an allowed hole (oracle %d)", c.block, ob)
+				if c.Block < 0 || !a.holeOK(l.TrackOf(c.Block), f) || a.IsUsed(c.Block) {
+					t.Fatalf("chose %d, not an allowed hole (oracle %d)", c.Block, ob)
 				}
-				if got := l.PositionMs(h, start, c.block, true); math.Abs(got-oc) > 1e-9 || math.Abs(got-c.cost) > 1e-6 {
-					t.Fatalf("chose %d at %.4f ms (estimated %.4f), oracle %d at %.4f ms", c.block, got, c.cost, ob, oc)
+				if got := l.PositionMs(h, start, c.Block, true); math.Abs(got-oc) > 1e-9 || math.Abs(got-c.Cost) > 1e-6 {
+					t.Fatalf("chose %d at %.4f ms (estimated %.4f), oracle %d at %.4f ms", c.Block, got, c.Cost, ob, oc)
 				}
 			}
 		})

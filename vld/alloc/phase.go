@@ -1,4 +1,4 @@
-package vld
+package alloc
 
 import (
 	"fmt"
@@ -53,7 +53,7 @@ type phaseIndex struct {
 
 // notePhaseFree clears the bits of the runs free block b on track t may
 // start: b itself, and for runs of two b and the block before it.
-func (a *allocator) notePhaseFree(b int64, t int) {
+func (a *Allocator) notePhaseFree(b int64, t int) {
 	p := a.phase
 	if p == nil {
 		return
@@ -76,21 +76,21 @@ func (a *allocator) notePhaseFree(b int64, t int) {
 // phaseUsable reports whether a search for n blocks in this mode may use
 // the phase index: it knows nothing of windows, empty tracks or the fill
 // rule, nor of runs longer than phaseRuns.
-func (a *allocator) phaseUsable(n int, w window, fill bool) bool {
+func (a *Allocator) phaseUsable(n int, w Window, fill bool) bool {
 	nt := a.l.NumTracks()
-	return a.phase != nil && n <= phaseRuns && !fill && (w.n == 0 || w.n >= nt)
+	return a.phase != nil && n <= phaseRuns && !fill && (w.N == 0 || w.N >= nt)
 }
 
 // notEmptyIfAvoided is the track filter of a search outside fill mode:
 // with avoidEmpty, empty tracks are passed over (bestInCylinder does the
 // same).
-func (a *allocator) notEmptyIfAvoided(t int) bool {
+func (a *Allocator) notEmptyIfAvoided(t int) bool {
 	return !a.avoidEmpty || a.trackFree[t] != a.trackCap[t]
 }
 
 // freeInSlot reports whether track g (cap blocks) has a free run of n
 // blocks whose first sector lies in slot s.
-func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint, n int) bool {
+func (a *Allocator) freeInSlot(g disk.Track, cap int64, s uint, n int) bool {
 	spt, spb := g.SectorsPerTrack(), g.SectorsPerBlock()
 	lo := (int64(s)*spt + phaseSlots - 1) / phaseSlots
 	hi := ((int64(s)+1)*spt + phaseSlots - 1) / phaseSlots
@@ -98,7 +98,7 @@ func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint, n int) bool {
 	ranges := [2][2]int64{{rlo, min(rlo+hi-lo, spt)}, {0, max(rlo+hi-lo-spt, 0)}}
 	for _, r := range ranges {
 		for i := (r[0] + spb - 1) / spb; i+int64(n) <= cap && i*spb < r[1]; i++ {
-			if !a.isUsed(g.Start+i) && (n == 1 || a.freeRun(g.Start+i, n)) {
+			if !a.IsUsed(g.Start+i) && (n == 1 || a.FreeRun(g.Start+i, n)) {
 				return true
 			}
 		}
@@ -112,7 +112,7 @@ func (a *allocator) freeInSlot(g disk.Track, cap int64, s uint, n int) bool {
 //
 // ok filters the tracks priced (avoidEmpty's, or the compactor's hole
 // filter); it does not touch the index, which says where free runs are.
-func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n int, best choice, ok func(t int) bool) choice {
+func (a *Allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n int, best Choice, ok func(t int) bool) Choice {
 	noSlots, noSurfs := a.phase.noSlots[n-1], a.phase.noSurfs[n-1]
 	m := a.l.Model()
 	nt := a.l.NumTracks()
@@ -122,19 +122,19 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 	// surface by surface and kept the first of equals).
 	bestHere := false
 	better := func(b int64, cost float64) bool {
-		if cost < best.cost {
+		if cost < best.Cost {
 			return true
 		}
-		return cost == best.cost && bestHere && b < best.block
+		return cost == best.Cost && bestHere && b < best.Block
 	}
 	price := func(t int, mech float64) {
 		// As cheap as the best cannot win unless the best is on a higher
 		// surface of this cylinder (a block the head is at: no wait).
-		if mech > best.cost || (mech == best.cost && !bestHere) || !ok(t) {
+		if mech > best.Cost || (mech == best.Cost && !bestHere) || !ok(t) {
 			return // ok is the search's track filter, for the head's own track too
 		}
 		if b, wait := a.firstRun(t, startMs+mech, n); b >= 0 && better(b, mech+wait) {
-			best, bestHere = choice{block: b, cost: mech + wait}, true
+			best, bestHere = Choice{Block: b, Cost: mech + wait}, true
 		}
 	}
 	if t := first + h.Surf; h.Surf < m.Surfaces && t < nt && a.mayHold(t, n) {
@@ -148,7 +148,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 		return best
 	}
 	mech := a.mechMs(h, c, other) // the same for every surface but the head's
-	if mech > best.cost || (mech == best.cost && !bestHere) {
+	if mech > best.Cost || (mech == best.Cost && !bestHere) {
 		return best
 	}
 	rot := a.l.RotationMs()
@@ -169,7 +169,7 @@ func (a *allocator) bestInCylinderByPhase(c int, h disk.Head, startMs float64, n
 			// which would make its wait 0). Only later, not as late: a
 			// block as cheap on a lower surface wins a tie.
 			if d := frac(float64(s)/phaseSlots - arrive); d > disk.PhaseSnap+1e-9 {
-				if mech+(d-1e-9)*rot > best.cost {
+				if mech+(d-1e-9)*rot > best.Cost {
 					break
 				}
 			}
@@ -220,7 +220,7 @@ func newPhaseIndex(l *disk.Layout) *phaseIndex {
 
 // checkPhase verifies the masks are a superset: the start of every free
 // run of n blocks (n <= phaseRuns) has its slot and surface bits clear.
-func (a *allocator) checkPhase() error {
+func (a *Allocator) checkPhase() error {
 	if a.phase == nil {
 		return nil
 	}
@@ -233,11 +233,11 @@ func (a *allocator) checkPhase() error {
 		for i := int64(0); i < int64(a.trackCap[t]); i++ {
 			sl := phaseSlot(g.Sector(i), g.SectorsPerTrack())
 			for n := 1; n <= phaseRuns && i+int64(n) <= int64(a.trackCap[t]); n++ {
-				if !a.freeRun(g.Start+i, n) {
+				if !a.FreeRun(g.Start+i, n) {
 					break
 				}
 				if a.phase.noSlots[n-1][c]&(1<<sl) != 0 || a.phase.noSurfs[n-1][c*phaseSlots+int(sl)]&(1<<uint(surf)) != 0 {
-					return fmt.Errorf("track %d: a free run of %d at block %d starts in phase slot %d, which the index says holds none: %w", t, n, g.Start+i, sl, ErrCorrupt)
+					return fmt.Errorf("track %d: a free run of %d at block %d starts in phase slot %d, which the index says holds none", t, n, g.Start+i, sl)
 				}
 			}
 		}
