@@ -8,31 +8,32 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // Live-experiment scheduler modes (the rows' "mode").
 const (
-	ModeCStar   = "cstar"   // batches of c* blocks, reads first (vld.BatchAuto)
-	ModeSegment = "segment" // whole 512 KiB segments, reads first (vld.BatchSegment)
-	ModeFIFO    = "fifo"    // arrival order, each request whole (vld.BatchFIFO)
-	ModeTrack   = "track"   // c* in whole tracks, reads first (vld.BatchAutoTrack)
+	ModeCStar   = "cstar"   // batches of c* blocks, reads first (sched.BatchAuto)
+	ModeSegment = "segment" // whole 512 KiB segments, reads first (sched.BatchSegment)
+	ModeFIFO    = "fifo"    // arrival order, each request whole (sched.BatchFIFO)
+	ModeTrack   = "track"   // c* in whole tracks, reads first (sched.BatchAutoTrack)
 )
 
 // LiveModes are the live experiment's modes in print order.
 func LiveModes() []string { return []string{ModeCStar, ModeTrack, ModeSegment, ModeFIFO} }
 
-func modeBatch(mode string) (vld.Batch, error) {
+func modeBatch(mode string) (sched.Batch, error) {
 	switch mode {
 	case ModeCStar:
-		return vld.Batch{Mode: vld.BatchAuto}, nil
+		return sched.Batch{Mode: sched.BatchAuto}, nil
 	case ModeSegment:
-		return vld.Batch{Mode: vld.BatchSegment}, nil
+		return sched.Batch{Mode: sched.BatchSegment}, nil
 	case ModeFIFO:
-		return vld.Batch{Mode: vld.BatchFIFO}, nil
+		return sched.Batch{Mode: sched.BatchFIFO}, nil
 	case ModeTrack:
-		return vld.Batch{Mode: vld.BatchAutoTrack}, nil
+		return sched.Batch{Mode: sched.BatchAutoTrack}, nil
 	}
-	return vld.Batch{}, fmt.Errorf("unknown mode %q (want %v)", mode, LiveModes())
+	return sched.Batch{}, fmt.Errorf("unknown mode %q (want %v)", mode, LiveModes())
 }
 
 // liveRun is one load and one mode of the live experiment.
@@ -200,7 +201,7 @@ func (d *liveDriver) flush(at float64, n int) error {
 	if err := d.v.Commit(nil); err != nil {
 		return err
 	}
-	seg := max(vld.SegmentBytes/len(d.blk), 1)
+	seg := max(sched.SegmentBytes/len(d.blk), 1)
 	for n > 0 {
 		k := min(n, seg)
 		n -= k

@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
+	"github.com/vlfs/vlfs/vld/sched"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
@@ -39,7 +40,7 @@ func newFSEnv(m *disk.Model, size int64, p vld.Placement, head *profile.Profile)
 
 func (e *fsEnv) mount() error {
 	fs, err := mountVLFS(e.keep, vlfs.Options{FlushInterval: 1000 * time.Hour}, func(vo *vld.Options) {
-		vo.Batch, vo.Head = vld.Batch{Mode: vld.BatchFIFO}, e.head
+		vo.Batch, vo.Head = sched.Batch{Mode: sched.BatchFIFO}, e.head
 	})
 	if err != nil {
 		return fmt.Errorf("mount: %w", err)

@@ -4,6 +4,7 @@ import (
 	"github.com/vlfs/vlfs/internal/wallhist"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // Addr is a physical block number on a volume. Blocks 0..FixedBlocks-1 hold
@@ -71,8 +72,8 @@ type Options struct {
 	// whole window (docs/vld.md, docs/compactor.md).
 	LogWindow float64
 	// Batch is the write-batching policy of the request scheduler
-	// (sched.go); the zero value is FIFO, each request served whole.
-	Batch Batch
+	// (vld/sched); the zero value is FIFO, each request served whole.
+	Batch sched.Batch
 	// Head is the head model: nil is the simulated head (the oracle, exact
 	// geometry and position); a measured profile places writes by its skip
 	// x think-time table instead (head_profile.go, docs/profiled-head.md).

@@ -9,6 +9,10 @@
 //     runs (io.go), marking the blocks the log and the client hold, and the
 //     head models that price a choice (head.go, head_profile.go);
 //   - the head model and the two clocks (clock.go);
+//   - serving the request scheduler (package vld/sched: the batching
+//     policies and the read and write queues): the synchronous and
+//     asynchronous entry points and the dispatch of each unit on the device
+//     (sched_dispatch.go);
 //   - the virtual log (vlog.go): a tree of entries chained backwards from a
 //     root, each entry the newest version of one "piece" of the client's map;
 //     obsolete entries are recycled as the tree is re-rooted (Figure 3b);
@@ -30,13 +34,14 @@
 // the pieces.
 //
 // Subpackages: disk (geometry and timing), device, ondisk (formats),
-// profile (measured head profiles), rangedisk, and alloc, which imports
-// only disk: the root imports them, never the reverse.
+// profile (measured head profiles), rangedisk, and alloc and sched, which
+// import only disk: the root imports them, never the reverse.
 //
 // Lock order: LogicalDisk.mu before Volume.commitMu before Volume.mu
 // (LogicalDisk.Sync and WriteSync commit with LogicalDisk.mu held, so that
 // no relocation slips between encoding the map and committing it). The
-// allocator has no lock of its own: Volume.mu guards it.
+// allocator and the scheduler have no lock of their own: Volume.mu guards
+// them.
 // Functions whose names end in Locked need their receiver's mu held.
 // On the real-time clock a request served from the scheduler's queue does
 // not sleep its service time under Volume.mu: its caller waits for the

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // vecCounter is a memory device that counts requests: a vectored write is
@@ -101,7 +102,7 @@ func gatheredCommit(t *testing.T, v *Volume, fill byte, old []Addr) []Addr {
 // one flush, and the simulated disk is charged exactly the requests the
 // device saw. Most commits of a steady stream find room for that.
 func TestGatherOneRequest(t *testing.T) {
-	v, dev := newGatherVolume(t, Options{Batch: Batch{Mode: BatchAuto}})
+	v, dev := newGatherVolume(t, Options{Batch: sched.Batch{Mode: sched.BatchAuto}})
 	var live []Addr
 	single, n := 0, 40
 	for i := 0; i < n; i++ {
@@ -291,7 +292,7 @@ func runGatherCrash(t *testing.T, seed int64, commits int) {
 		t.Fatal(err)
 	}
 	crash := device.NewCrash(base)
-	v, err := Open(crash, Options{CheckpointEvery: []int{8, 0}[rng.Intn(2)], Batch: Batch{Mode: BatchAuto}})
+	v, err := Open(crash, Options{CheckpointEvery: []int{8, 0}[rng.Intn(2)], Batch: sched.Batch{Mode: sched.BatchAuto}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func (v *Volume) PlugHoles(data [][]byte, o HoleOpts) ([]Addr, error) {
 	if v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	if v.sched.queued() > 0 {
+	if v.sched.Queued() > 0 {
 		return nil, fmt.Errorf("plug holes: %w", ErrBusy)
 	}
 	if v.alloc.Free()-int64(len(data)) < v.reserve {

@@ -109,7 +109,7 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 	if v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	if !v.sched.direct() {
+	if !v.sched.Direct() {
 		return v.writeQueuedLocked(data, o)
 	}
 	need := int64(len(data))
@@ -179,7 +179,7 @@ func (v *Volume) ReadBlock(a Addr, buf []byte) error {
 	if err := v.usableLocked(false); err != nil {
 		return err
 	}
-	if v.phase == phaseRun && !v.sched.direct() {
+	if v.phase == phaseRun && !v.sched.Direct() {
 		return v.readQueuedLocked(a, [][]byte{buf})
 	}
 	if err := v.drainLocked(); err != nil {
@@ -313,7 +313,7 @@ func (v *Volume) WriteAt(a Addr, data [][]byte) error {
 			return fmt.Errorf("write at %d: block not allocated: %w", a+Addr(i), ErrInvalid)
 		}
 	}
-	if !v.sched.direct() {
+	if !v.sched.Direct() {
 		return v.writeAtQueuedLocked(a, data)
 	}
 	if err := v.writeRunLocked(run{start: int64(a), n: len(data)}, data); err != nil {

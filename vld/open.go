@@ -9,6 +9,7 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // Open opens a formatted volume and recovers its virtual log: the newest
@@ -31,11 +32,11 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	}
 	v.alloc = alloc.New(v.layout, th)
 	v.m = newMech(v.layout, o.Clock)
-	batch, err := BatchBlocksFor(o.Batch, v.model, v.bs)
+	batch, err := sched.BatchBlocksFor(o.Batch, v.model, v.bs)
 	if err != nil {
-		return nil, fmt.Errorf("open: %w", err)
+		return nil, fmt.Errorf("open: %w: %w", err, ErrInvalid)
 	}
-	v.sched = newScheduler(o.Batch, batch)
+	v.sched = sched.New[*request](o.Batch, batch)
 	if err := v.initPlacement(); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/ondisk"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // Placement is where a volume puts the blocks a client writes: the three
@@ -93,7 +94,7 @@ func (v *Volume) initPlacement() error {
 	if p == PlaceEager {
 		return nil
 	}
-	v.sched = newScheduler(Batch{}, 0)
+	v.sched = sched.New[*request](sched.Batch{}, 0)
 	if p == PlaceLFS {
 		v.place.lfs = newLFSLog(v)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // newPlacedVolume formats a memory volume with placement p, opens and
@@ -16,7 +17,7 @@ func newPlacedVolume(t *testing.T, p Placement, size int64) (*Volume, *device.Me
 	if err := Format(dev, FormatOptions{Model: testModel(t, "st19101"), Kind: "test", Placement: p}); err != nil {
 		t.Fatal(err)
 	}
-	v, err := Open(keepOpen{dev}, Options{Batch: Batch{}})
+	v, err := Open(keepOpen{dev}, Options{Batch: sched.Batch{}})
 	if err != nil {
 		t.Fatal(err)
 	}

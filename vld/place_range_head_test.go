@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/profile"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // TestRangeProfiledHeadTakesCheapestSkip: with a profiled head whose
@@ -13,7 +14,7 @@ import (
 // start the profile prices lowest: 3 blocks after the last request's end.
 func TestRangeProfiledHeadTakesCheapestSkip(t *testing.T) {
 	p := synthProfile(3, 64, func(i, j int) float64 { return vee(3 + 3*i)(j) })
-	v, _ := newTestVolume(t, "st19101", 64<<20, Options{Head: p, Batch: Batch{}})
+	v, _ := newTestVolume(t, "st19101", 64<<20, Options{Head: p, Batch: sched.Batch{}})
 	bs := v.BlockSize()
 	var live []Addr
 	// Park the last request at a block well inside a track.

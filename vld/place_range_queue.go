@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vlfs/vlfs/vld/alloc"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // Range writes in a queue (issue 31; the range-writes paper's HRS over a
@@ -25,18 +26,18 @@ const maxPassed = 32
 // pickRangeWriteLocked returns the unit to serve in place of u (the
 // oldest write, whole): the waiting range write the head reaches first.
 func (v *Volume) pickRangeWriteLocked(u unit) unit {
-	if len(u.pieces) != 1 || u.pieces[0].r.fixed || v.place.fifoRanges {
+	if len(u.Pieces) != 1 || u.Pieces[0].R.Fixed || v.place.fifoRanges {
 		return u
 	}
-	oldest := u.pieces[0].r
+	oldest := u.Pieces[0].R
 	if oldest.passed >= maxPassed {
 		return u
 	}
 	best, bestCost := oldest, v.rangeStartCostLocked(oldest)
-	q := &v.sched.writes
-	for i := 0; i < q.len(); i++ {
-		w := q.at(i)
-		if w == oldest || w.done || w.fixed || w.arrive > v.m.now {
+	q := v.sched
+	for i := 0; i < q.Writes(); i++ {
+		w := q.Write(i)
+		if w == oldest || w.Done || w.Fixed || w.Arrive > v.m.now {
 			continue
 		}
 		if c := v.rangeStartCostLocked(w); c < bestCost {
@@ -46,26 +47,26 @@ func (v *Volume) pickRangeWriteLocked(u unit) unit {
 	if best == oldest {
 		return u
 	}
-	for i := 0; i < q.len(); i++ {
-		if w := q.at(i); w != best && !w.done && w.before(best) {
+	for i := 0; i < q.Writes(); i++ {
+		if w := q.Write(i); w != best && !w.Done && w.Before(&best.Request) {
 			w.passed++
 		}
 	}
 	v.stats.RangeQueuePicks++
-	return unit{pieces: []piece{{best, best.blocks()}}}
+	return unit{Pieces: []sched.Piece[*request]{{R: best, N: best.Left()}}}
 }
 
 // rangeStartCostLocked is the positioning time (ms) the head needs to
 // reach where range placement would put the first chain of w now; +Inf
 // when nothing fits (it then goes in FIFO turn and fails there).
 func (v *Volume) rangeStartCostLocked(w *request) float64 {
-	near := sliceOf(w.near, w.sent, w.blocks())
-	rep := sliceOf(w.rep, w.sent, w.blocks())
+	near := sliceOf(w.near, w.Sent, w.Left())
+	rep := sliceOf(w.rep, w.Sent, w.Left())
 	hint := hintAt(near, 0)
 	if hint == 0 {
 		near, rep = nil, nil
 	}
-	k := min(chainLen(near, rep, 0, w.blocks()), v.maxTrackBlocks())
+	k := min(chainLen(near, rep, 0, w.Left()), v.maxTrackBlocks())
 	_, cost, err := v.rangePartLocked(hint, k, v.m.head, v.m.now, alloc.Window{}, near == nil)
 	if err != nil {
 		return math.Inf(1)

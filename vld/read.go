@@ -34,7 +34,7 @@ func (v *Volume) ReadBlocks(addrs []Addr, bufs [][]byte) error {
 			j++
 		}
 		var err error
-		if v.phase == phaseRun && !v.sched.direct() {
+		if v.phase == phaseRun && !v.sched.Direct() {
 			err = v.readQueuedLocked(addrs[i], bufs[i:j]) // reads go first between write batches
 		} else {
 			err = v.readRunLocked(addrs[i], bufs[i:j])

@@ -3,7 +3,37 @@ package vld
 import (
 	"fmt"
 	"math"
+
+	"github.com/vlfs/vlfs/vld/sched"
 )
+
+// request is one read or write waiting in (or taken from) the scheduler:
+// the scheduler's part (arrival, size, progress) and what serving it
+// needs.
+type request struct {
+	sched.Request
+	tag   uint64 // the submitter's name for it (asynchronous API)
+	async bool   // reported by Dispatch; synchronous callers wait for it
+
+	addr  Addr     // read: the first block; fixed write: the first block
+	bufs  [][]byte // read: the destinations of consecutive blocks
+	meta  bool
+	data  [][]byte // write: the blocks, in order
+	addrs []Addr   // write: where each sent block went
+	// near and rep are the write's placement hints (WriteOpts.Near,
+	// Replaces), for range placement: nil, or one per block.
+	near []Addr
+	rep  []bool
+	// passed counts the range writes served before this one although it
+	// was waiting first (place_range_queue.go): bounded, so none starves.
+	passed int
+
+	start, end float64 // simulated ms: first service began, last ended
+	err        error
+}
+
+// unit is what the disk does next, as the scheduler picked it.
+type unit = sched.Unit[*request]
 
 // Completion reports one request of the asynchronous API finished.
 type Completion struct {
@@ -35,7 +65,7 @@ func (v *Volume) SubmitRead(a Addr, buf []byte, atMs float64, tag uint64) error 
 	if err := v.usableLocked(true); err != nil {
 		return err
 	}
-	v.sched.add(&request{arrive: atMs, tag: tag, async: true, addr: a, bufs: [][]byte{buf}})
+	v.sched.Add(&request{Request: sched.Request{Arrive: atMs}, tag: tag, async: true, addr: a, bufs: [][]byte{buf}})
 	return nil
 }
 
@@ -62,9 +92,9 @@ func (v *Volume) SubmitWrite(data [][]byte, o WriteOpts, atMs float64, tag uint6
 	if err := v.spaceLocked(len(data), o); err != nil {
 		return err
 	}
-	r := &request{arrive: atMs, tag: tag, async: true, write: true, meta: o.Meta, data: data}
+	r := &request{Request: sched.Request{Arrive: atMs, Write: true, Blocks: len(data)}, tag: tag, async: true, meta: o.Meta, data: data}
 	r.near, r.rep = hintsOf(o, len(data))
-	v.sched.add(r)
+	v.sched.Add(r)
 	return nil
 }
 
@@ -79,7 +109,7 @@ func checkArrival(atMs float64) error {
 func (v *Volume) Queued() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.sched.queued()
+	return v.sched.Queued()
 }
 
 // Dispatch serves the next unit of work the policy picks: a read or a
@@ -91,7 +121,7 @@ func (v *Volume) Dispatch() ([]Completion, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.usableLocked(true); err != nil {
-		return completions(v.sched.failAll(err)), err
+		return completions(v.failAllLocked(err)), err
 	}
 	served, err := v.dispatchLocked()
 	return completions(served), err
@@ -103,8 +133,8 @@ func completions(rs []*request) []Completion {
 		if !r.async {
 			continue
 		}
-		c := Completion{Tag: r.tag, Write: r.write, Addr: r.addr, ArriveMs: r.arrive, StartMs: r.start, DoneMs: r.end, Err: r.err}
-		if r.write {
+		c := Completion{Tag: r.tag, Write: r.Write, Addr: r.addr, ArriveMs: r.Arrive, StartMs: r.start, DoneMs: r.end, Err: r.err}
+		if r.Write {
 			c.Addr, c.Addrs = 0, r.addrs
 		}
 		out = append(out, c)
@@ -112,9 +142,18 @@ func completions(rs []*request) []Completion {
 	return out
 }
 
+// failAllLocked ends every waiting request with err.
+func (v *Volume) failAllLocked(err error) []*request {
+	rs := v.sched.Drain()
+	for _, r := range rs {
+		r.err = err
+	}
+	return rs
+}
+
 // dispatchLocked serves one unit and returns the requests it finished.
 func (v *Volume) dispatchLocked() ([]*request, error) {
-	at, ok := v.sched.earliest()
+	at, ok := v.sched.Earliest()
 	if !ok {
 		return nil, nil
 	}
@@ -122,12 +161,12 @@ func (v *Volume) dispatchLocked() ([]*request, error) {
 	if at > v.m.now {
 		v.m.idle(at - v.m.now) // nothing has arrived: the disk waits
 	}
-	u, ok := v.sched.next(v.m.now)
+	u, ok := v.sched.Next(v.m.now)
 	if !ok {
 		return nil, nil
 	}
-	if u.read != nil {
-		return v.serveReadLocked(u.read)
+	if u.IsRead {
+		return v.serveReadLocked(u.Read)
 	}
 	if v.place.policy == PlaceRange {
 		u = v.pickRangeWriteLocked(u)
@@ -139,8 +178,8 @@ func (v *Volume) dispatchLocked() ([]*request, error) {
 func (v *Volume) serveReadLocked(r *request) ([]*request, error) {
 	r.start = v.m.now
 	r.err = v.readRunLocked(r.addr, r.bufs)
-	r.end, r.done = v.m.now, true
-	v.sched.finish()
+	r.end, r.Done = v.m.now, true
+	v.sched.Finish()
 	return []*request{r}, nil
 }
 
@@ -148,53 +187,53 @@ func (v *Volume) serveReadLocked(r *request) ([]*request, error) {
 // placed together as few contiguous runs as possible near the head (or at
 // a fixed write's address) and written in order.
 func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
-	n := u.blocks()
+	n := u.Blocks()
 	blocks := make([][]byte, 0, n)
-	for _, p := range u.pieces {
-		blocks = append(blocks, p.r.data[p.r.sent:p.r.sent+p.n]...)
+	for _, p := range u.Pieces {
+		blocks = append(blocks, p.R.data[p.R.Sent:p.R.Sent+p.N]...)
 	}
 	start := v.m.now
 	var runs []run
-	if first := u.pieces[0].r; first.fixed {
-		runs = []run{{start: int64(first.addr) + int64(first.sent), n: n}}
+	if first := u.Pieces[0].R; first.Fixed {
+		runs = []run{{start: int64(first.addr) + int64(first.Sent), n: n}}
 	} else {
-		if len(u.pieces) == 1 { // a whole request (FIFO): its hints apply
-			p := u.pieces[0]
-			v.hintLocked(WriteOpts{Near: sliceOf(p.r.near, p.r.sent, p.n), Replaces: sliceOf(p.r.rep, p.r.sent, p.n)}, p.n)
+		if len(u.Pieces) == 1 { // a whole request (FIFO): its hints apply
+			p := u.Pieces[0]
+			v.hintLocked(WriteOpts{Near: sliceOf(p.R.near, p.R.Sent, p.N), Replaces: sliceOf(p.R.rep, p.R.Sent, p.N)}, p.N)
 		}
 		var err error
 		if runs, err = v.placeEagerLocked(n); err != nil {
 			return v.failUnitLocked(u, err), nil
 		}
-		v.sched.reserved -= int64(n)
+		v.sched.Unreserve(n)
 	}
 	addrs := runAddrs(runs)
 	i := 0
 	for _, r := range runs {
 		if err := v.writeRunLocked(r, blocks[i:i+r.n]); err != nil {
-			return v.sched.failAll(err), err
+			return v.failAllLocked(err), err
 		}
 		i += r.n
 	}
 	var served []*request
 	i = 0
-	for _, p := range u.pieces {
-		w := p.r
-		if w.sent == 0 {
+	for _, p := range u.Pieces {
+		w := p.R
+		if w.Sent == 0 {
 			w.start = start
 		}
-		for j := 0; j < p.n; j++ {
-			v.written[addrs[i]] = blockCRC(w.data[w.sent+j])
+		for j := 0; j < p.N; j++ {
+			v.written[addrs[i]] = blockCRC(w.data[w.Sent+j])
 			w.addrs = append(w.addrs, addrs[i])
 			i++
 		}
-		w.sent += p.n
-		if w.blocks() == 0 {
-			w.end, w.done = v.m.now, true
+		w.Sent += p.N
+		if w.Left() == 0 {
+			w.end, w.Done = v.m.now, true
 			served = append(served, w)
 		}
 	}
-	v.sched.finish()
+	v.sched.Finish()
 	return served, nil
 }
 
@@ -202,18 +241,18 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 // Blocks that earlier batches wrote for them are released as Free would.
 func (v *Volume) failUnitLocked(u unit, err error) []*request {
 	var out []*request
-	for _, p := range u.pieces {
-		w := p.r
-		if !w.fixed {
-			v.sched.reserved -= int64(w.blocks())
+	for _, p := range u.Pieces {
+		w := p.R
+		if !w.Fixed {
+			v.sched.Unreserve(w.Left())
 		}
 		for _, a := range w.addrs {
 			v.releaseLocked(a)
 		}
-		w.addrs, w.err, w.done, w.end = nil, fmt.Errorf("write batch: %w", err), true, v.m.now
+		w.addrs, w.err, w.Done, w.end = nil, fmt.Errorf("write batch: %w", err), true, v.m.now
 		out = append(out, w)
 	}
-	v.sched.finish()
+	v.sched.Finish()
 	return out
 }
 
@@ -241,9 +280,9 @@ func (v *Volume) writableLocked() error {
 // spaceLocked checks that n more eager blocks fit beside those already
 // queued: data writes may not touch the reserve.
 func (v *Volume) spaceLocked(n int, o WriteOpts) error {
-	need := int64(n) + v.sched.reserved
+	need := int64(n) + v.sched.Reserved()
 	if (!o.Meta && v.alloc.Free()-need < v.reserve) || v.alloc.Free() < need {
-		return fmt.Errorf("writing %d blocks with %d free (%d reserved, %d queued): %w", n, v.alloc.Free(), v.reserve, v.sched.reserved, ErrNoSpace)
+		return fmt.Errorf("writing %d blocks with %d free (%d reserved, %d queued): %w", n, v.alloc.Free(), v.reserve, v.sched.Reserved(), ErrNoSpace)
 	}
 	return nil
 }
@@ -261,10 +300,10 @@ func (v *Volume) spaceLocked(n int, o WriteOpts) error {
 // the volume (placing a gathered write, freeing a block, the counters)
 // waits for the device.
 func (v *Volume) waitLocked(r *request) error {
-	v.sched.add(r)
-	for !r.done {
+	v.sched.Add(r)
+	for !r.Done {
 		if err := v.usableLocked(true); err != nil {
-			v.sched.failAll(err)
+			v.failAllLocked(err)
 			break
 		}
 		if v.waitBusyLocked(v.m.now) {
@@ -273,7 +312,7 @@ func (v *Volume) waitLocked(r *request) error {
 		v.m.deferSleep = true
 		_, err := v.dispatchLocked()
 		v.m.deferSleep = false
-		if err != nil || r.done {
+		if err != nil || r.Done {
 			break
 		}
 		v.mu.Unlock()
@@ -301,7 +340,7 @@ func (v *Volume) waitBusyLocked(ms float64) bool {
 // readQueuedLocked is a read of consecutive blocks through the queues.
 func (v *Volume) readQueuedLocked(a Addr, bufs [][]byte) error {
 	v.m.syncWall()
-	return v.waitLocked(&request{arrive: v.m.now, addr: a, bufs: bufs})
+	return v.waitLocked(&request{Request: sched.Request{Arrive: v.m.now}, addr: a, bufs: bufs})
 }
 
 // writeQueuedLocked is WriteBlocks through the queues.
@@ -310,7 +349,7 @@ func (v *Volume) writeQueuedLocked(data [][]byte, o WriteOpts) ([]Addr, error) {
 		return nil, err
 	}
 	v.m.syncWall()
-	r := &request{arrive: v.m.now, write: true, meta: o.Meta, data: data}
+	r := &request{Request: sched.Request{Arrive: v.m.now, Write: true, Blocks: len(data)}, meta: o.Meta, data: data}
 	r.near, r.rep = hintsOf(o, len(data))
 	if err := v.waitLocked(r); err != nil {
 		return nil, err
@@ -321,5 +360,5 @@ func (v *Volume) writeQueuedLocked(data [][]byte, o WriteOpts) ([]Addr, error) {
 // writeAtQueuedLocked is WriteAt through the queues.
 func (v *Volume) writeAtQueuedLocked(a Addr, data [][]byte) error {
 	v.m.syncWall()
-	return v.waitLocked(&request{arrive: v.m.now, write: true, fixed: true, addr: a, data: data})
+	return v.waitLocked(&request{Request: sched.Request{Arrive: v.m.now, Write: true, Fixed: true, Blocks: len(data)}, addr: a, data: data})
 }

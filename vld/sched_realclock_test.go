@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 // opLog records the order of a device's reads and writes.
@@ -46,7 +47,7 @@ func TestRealClockWaitsWithoutLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev := &opLog{Device: mem}
-	v, err := Open(dev, Options{Clock: ClockReal, Batch: Batch{Mode: BatchAuto}})
+	v, err := Open(dev, Options{Clock: ClockReal, Batch: sched.Batch{Mode: sched.BatchAuto}})
 	if err != nil {
 		t.Fatal(err)
 	}

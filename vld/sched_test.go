@@ -10,175 +10,15 @@ import (
 	"testing"
 
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/sched"
 )
-
-func TestParseBatch(t *testing.T) {
-	cases := []struct {
-		in   string
-		want Batch
-		err  bool
-	}{
-		{"auto", Batch{Mode: BatchAuto}, false},
-		{"auto-track", Batch{Mode: BatchAutoTrack}, false},
-		{"track", Batch{Mode: BatchAutoTrack}, false},
-		{"segment", Batch{Mode: BatchSegment}, false},
-		{"fifo", Batch{}, false},
-		{"7", Batch{Mode: BatchFixed, Blocks: 7}, false},
-		{"0", Batch{}, true},
-		{"-3", Batch{}, true},
-		{"NaN", Batch{}, true},
-		{"", Batch{}, true},
-		{"1.5", Batch{}, true},
-	}
-	for _, c := range cases {
-		got, err := ParseBatch(c.in)
-		if (err != nil) != c.err || got != c.want {
-			t.Errorf("ParseBatch(%q) = %+v, %v", c.in, got, err)
-			continue
-		}
-		if err != nil && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "batch")) {
-			t.Errorf("ParseBatch(%q): error %v should name the batch and wrap ErrInvalid", c.in, err)
-		}
-		if err == nil && c.in != "track" {
-			if s := got.String(); s != c.in {
-				t.Errorf("String() = %q, want %q", s, c.in)
-			}
-		}
-	}
-}
-
-// TestBatchBlocksFor pins the sizes each policy puts in force; auto is the
-// whole size `vlfs cstar` prints (BestBatch of formula 10).
-func TestBatchBlocksFor(t *testing.T) {
-	cs := testModel(t, "carson-setia")
-	cases := []struct {
-		b    Batch
-		m    *disk.Model
-		bs   int
-		want int
-	}{
-		{Batch{}, cs, 8192, 0},
-		{Batch{Mode: BatchAuto}, cs, 8192, 5},       // c* = 5.45 blocks of 4 ms
-		{Batch{Mode: BatchAutoTrack}, cs, 8192, 4},  // tracks of 4 blocks: 4 beats 8 by formula 8
-		{Batch{Mode: BatchAuto}, cs, 1024, 44},      // the same 43.6 KB in 1 KiB blocks
-		{Batch{Mode: BatchAutoTrack}, cs, 1024, 32}, // 32-block tracks
-		{Batch{Mode: BatchSegment}, cs, 8192, 64},   // 512 KiB
-		{Batch{Mode: BatchSegment}, cs, 4096, 128},  //
-		{Batch{Mode: BatchFixed, Blocks: 3}, nil, 4096, 3},
-	}
-	for _, c := range cases {
-		got, err := BatchBlocksFor(c.b, c.m, c.bs)
-		if err != nil || got != c.want {
-			t.Errorf("%s at %d: %d, %v; want %d", c.b, c.bs, got, err, c.want)
-		}
-	}
-	for _, name := range disk.PresetNames() {
-		m := testModel(t, name)
-		in, err := disk.CStarFor(m, 4096)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := BatchBlocksFor(Batch{Mode: BatchAuto}, m, 4096)
-		if err != nil || got != in.Batch || got < 1 {
-			t.Errorf("%s: auto %d, %v; c* %.2f, batch %d", name, got, err, in.CStar, in.Batch)
-		}
-	}
-	bad := []struct {
-		b    Batch
-		m    *disk.Model
-		bs   int
-		name string
-	}{
-		{Batch{Mode: BatchFixed}, cs, 4096, "blocks"},
-		{Batch{Mode: BatchFixed, Blocks: -2}, cs, 4096, "blocks"},
-		{Batch{Mode: BatchAuto}, cs, 0, "block size"},
-		{Batch{Mode: BatchAuto}, nil, 4096, "disk model"},
-		{Batch{Mode: 99}, cs, 4096, "mode"},
-	}
-	for _, c := range bad {
-		if _, err := BatchBlocksFor(c.b, c.m, c.bs); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.name) {
-			t.Errorf("%+v: %v, want an error naming %q", c.b, err, c.name)
-		}
-	}
-}
-
-// TestWriteBatchCutting checks how the write queue is cut: a request that
-// fits in a batch is never split, a larger one leaves in batch-sized
-// pieces in order, a fixed-address write goes alone, and requests that
-// have not arrived wait.
-func TestWriteBatchCutting(t *testing.T) {
-	cases := []struct {
-		name  string
-		batch int
-		reqs  []int // sizes; negative = fixed-address write
-		want  [][]int
-	}{
-		{"whole fit", 6, []int{2, 3, 1}, [][]int{{2, 3, 1}}},
-		{"no split of a fitting request", 6, []int{4, 4, 4}, [][]int{{4}, {4}, {4}}},
-		{"large cut", 6, []int{20}, [][]int{{6}, {6}, {6}, {2}}},
-		{"large after small", 6, []int{2, 20}, [][]int{{2, 4}, {6}, {6}, {4}}},
-		{"fixed alone", 6, []int{2, -3, 2}, [][]int{{2}, {3}, {2}}},
-		{"fifo whole", 0, []int{20, 3}, [][]int{{20}, {3}}},
-	}
-	for _, c := range cases {
-		s := newScheduler(Batch{}, c.batch)
-		for _, n := range c.reqs {
-			r := &request{write: true, fixed: n < 0, data: make([][]byte, max(n, -n))}
-			s.add(r)
-		}
-		var got [][]int
-		for len(got) < 20 {
-			u, ok := s.next(0)
-			if !ok {
-				break
-			}
-			var sizes []int
-			for _, p := range u.pieces {
-				sizes = append(sizes, p.n)
-				p.r.sent += p.n
-				p.r.done = p.r.blocks() == 0
-			}
-			got = append(got, sizes)
-			s.finish()
-		}
-		if !equalSizes(got, c.want) {
-			t.Errorf("%s: batches %v, want %v", c.name, got, c.want)
-		}
-	}
-	s := newScheduler(Batch{}, 4)
-	s.add(&request{write: true, data: make([][]byte, 2), arrive: 0})
-	s.add(&request{write: true, data: make([][]byte, 2), arrive: 5})
-	if u, _ := s.next(1); len(u.pieces) != 1 {
-		t.Errorf("a write arriving at 5 joined a batch dispatched at 1: %+v", u)
-	}
-	if _, ok := newScheduler(Batch{}, 4).next(0); ok {
-		t.Error("empty scheduler returned a unit")
-	}
-}
-
-func equalSizes(a, b [][]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for j := range a[i] {
-			if a[i][j] != b[i][j] {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // TestReadPriority: a read arriving while a long write is being written
 // goes before the write's next batch with batching, after all of it with
 // FIFO.
 func TestReadPriority(t *testing.T) {
 	type result struct{ readDone, writeDone float64 }
-	run := func(b Batch) result {
+	run := func(b sched.Batch) result {
 		v, _ := newTestVolume(t, "carson-setia", 16<<20, Options{Batch: b})
 		bs := v.BlockSize()
 		target, err := v.WriteBlocks([][]byte{block(bs, 9)}, WriteOpts{})
@@ -218,8 +58,8 @@ func TestReadPriority(t *testing.T) {
 		}
 		return res
 	}
-	fifo := run(Batch{})
-	batched := run(Batch{Mode: BatchFixed, Blocks: 4})
+	fifo := run(sched.Batch{})
+	batched := run(sched.Batch{Mode: sched.BatchFixed, Blocks: 4})
 	t.Logf("FIFO: read done %.2f, write %.2f; batched: read %.2f, write %.2f (ms)", fifo.readDone, fifo.writeDone, batched.readDone, batched.writeDone)
 	if fifo.readDone <= fifo.writeDone {
 		t.Errorf("FIFO: read done at %v before the write it queued behind (%v)", fifo.readDone, fifo.writeDone)
@@ -236,7 +76,7 @@ func TestReadPriority(t *testing.T) {
 // as consecutive blocks in request order, and the synchronous API returns
 // once all batches are written.
 func TestBatchedWritesInOrder(t *testing.T) {
-	v, _ := newTestVolume(t, "carson-setia", 16<<20, Options{Batch: Batch{Mode: BatchFixed, Blocks: 3}})
+	v, _ := newTestVolume(t, "carson-setia", 16<<20, Options{Batch: sched.Batch{Mode: sched.BatchFixed, Blocks: 3}})
 	if st := v.Stats(); st.BatchBlocks != 3 || st.BatchPolicy != "3" {
 		t.Fatalf("stats say batch %d (%s)", st.BatchBlocks, st.BatchPolicy)
 	}
@@ -281,7 +121,7 @@ func TestBatchedWritesInOrder(t *testing.T) {
 // random writes, frees, reads and commits, checking contents and the
 // volume's invariants after every step.
 func TestBatchedRandomOps(t *testing.T) {
-	for _, b := range []Batch{{Mode: BatchFixed, Blocks: 2}, {Mode: BatchAuto}, {Mode: BatchSegment}} {
+	for _, b := range []sched.Batch{{Mode: sched.BatchFixed, Blocks: 2}, {Mode: sched.BatchAuto}, {Mode: sched.BatchSegment}} {
 		v, _ := newTestVolume(t, "hp97560", 8<<20, Options{Batch: b, CheckpointEvery: 8})
 		rng := rand.New(rand.NewSource(int64(b.Mode)))
 		bs := v.BlockSize()
@@ -335,7 +175,7 @@ func TestBatchedRandomOps(t *testing.T) {
 // TestConcurrentBatching runs writers and readers at once through the
 // queues (meant for -race): every call completes with the right data.
 func TestConcurrentBatching(t *testing.T) {
-	v, _ := newTestVolume(t, "st19101", 16<<20, Options{Batch: Batch{Mode: BatchFixed, Blocks: 2}})
+	v, _ := newTestVolume(t, "st19101", 16<<20, Options{Batch: sched.Batch{Mode: sched.BatchFixed, Blocks: 2}})
 	bs := v.BlockSize()
 	seed, err := v.WriteBlocks([][]byte{block(bs, 1), block(bs, 2)}, WriteOpts{})
 	if err != nil {
@@ -383,7 +223,7 @@ func TestConcurrentBatching(t *testing.T) {
 }
 
 func TestSubmitErrors(t *testing.T) {
-	v, _ := newTestVolume(t, "st19101", 8<<20, Options{Batch: Batch{Mode: BatchAuto}})
+	v, _ := newTestVolume(t, "st19101", 8<<20, Options{Batch: sched.Batch{Mode: sched.BatchAuto}})
 	bs := v.BlockSize()
 	cases := []struct {
 		err  error
@@ -414,11 +254,11 @@ func TestOpenRejectsBadBatch(t *testing.T) {
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(keepOpen{dev}, Options{Batch: Batch{Mode: BatchFixed, Blocks: 0}})
+	_, err := Open(keepOpen{dev}, Options{Batch: sched.Batch{Mode: sched.BatchFixed, Blocks: 0}})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "blocks") {
 		t.Errorf("open with batch of 0 blocks: %v", err)
 	}
-	v2, err := Open(keepOpen{dev}, Options{Batch: Batch{Mode: BatchAuto}})
+	v2, err := Open(keepOpen{dev}, Options{Batch: sched.Batch{Mode: sched.BatchAuto}})
 	if err != nil {
 		t.Fatal(err)
 	}

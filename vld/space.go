@@ -117,7 +117,7 @@ func (v *Volume) ReadRun(a Addr, bufs [][]byte) error {
 	if err := v.usableLocked(true); err != nil {
 		return err
 	}
-	if v.sched.queued() > 0 {
+	if v.sched.Queued() > 0 {
 		return fmt.Errorf("read run at %d: %w", a, ErrBusy)
 	}
 	if err := v.drainLocked(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
+	"github.com/vlfs/vlfs/vld/sched"
 )
 
 const (
@@ -42,7 +43,7 @@ type Volume struct {
 	alloc *alloc.Allocator
 	head  headModel
 	m     *mech
-	sched *scheduler
+	sched *sched.Scheduler[*request]
 	log   *vlog
 	place placeState // placement policy (place_policy.go)
 	phase int
@@ -283,7 +284,7 @@ func (v *Volume) Stats() Stats {
 	s.AllocNs, s.AllocBlocks = v.alloc.Cost()
 	s.Placement = v.place.policy.String()
 	s.HeadModel = v.HeadModel()
-	s.BatchPolicy, s.BatchBlocks = v.sched.policy.String(), v.sched.batch
+	s.BatchPolicy, s.BatchBlocks = v.sched.Policy().String(), v.sched.BatchBlocks()
 	s.WriteWall, s.FlushWall = v.wall.write.Snapshot(), v.wall.flush.Snapshot()
 	return s
 }

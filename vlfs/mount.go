@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/sched"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
 
@@ -119,7 +120,7 @@ func newFS(vol *vld.Volume, sb ondisk.Superblock, o Options) *FS {
 // its own (Mount): o's read-only flag and log, the virtual clock, the
 // simulated head, read priority with write batches of c* blocks.
 func VolumeOptions(o Options) vld.Options {
-	return vld.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: vld.Batch{Mode: vld.BatchAuto}}
+	return vld.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Batch: sched.Batch{Mode: sched.BatchAuto}}
 }
 
 // Mount is MountWith the default volume options (VolumeOptions).

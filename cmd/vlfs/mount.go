@@ -16,6 +16,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/profile"
+	"github.com/vlfs/vlfs/vld/sched"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/fusefs"
 )
@@ -208,7 +209,7 @@ func (a *mountArgs) applyOptions() error {
 	if err := checkCompactorFlag(a.compactor); err != nil {
 		return err
 	}
-	b, err := vld.ParseBatch(a.batch)
+	b, err := sched.ParseBatch(a.batch)
 	if err != nil {
 		return fmt.Errorf("--batch: %w", err)
 	}

@@ -1,4 +1,4 @@
-package vld
+package sched
 
 import (
 	"fmt"
@@ -8,7 +8,8 @@ import (
 	"github.com/vlfs/vlfs/vld/disk"
 )
 
-// The request scheduler (sched*.go) implements Carson and Setia's
+// The request scheduler (this package, and the volume's
+// vld/sched_dispatch.go) implements Carson and Setia's
 // read-priority write batching ("Optimal Write Batch Size in
 // Log-Structured File Systems"): reads and writes wait in separate queues;
 // writes leave in batches of a fixed number of blocks; whenever the disk
@@ -40,7 +41,7 @@ const (
 // SegmentBytes is the size of one whole-segment batch (an LFS segment).
 const SegmentBytes = 512 << 10
 
-// Batch is the write-batching policy of a volume (Options.Batch).
+// Batch is the write-batching policy of a volume (vld.Options.Batch).
 type Batch struct {
 	Mode   BatchMode
 	Blocks int // batch size for BatchFixed; ignored otherwise
@@ -48,7 +49,8 @@ type Batch struct {
 
 // ParseBatch reads a policy as `--batch` spells it: "auto" (c*),
 // "auto-track" (c* in whole tracks), "segment" (512 KiB), "fifo", or a
-// positive number of blocks.
+// positive number of blocks. An error names the bad value; it carries no
+// sentinel.
 func ParseBatch(s string) (Batch, error) {
 	switch s {
 	case "auto":
@@ -62,7 +64,7 @@ func ParseBatch(s string) (Batch, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 {
-		return Batch{}, fmt.Errorf("batch %q: want auto, auto-track, segment, fifo or a positive number of blocks: %w", s, ErrInvalid)
+		return Batch{}, fmt.Errorf("batch %q: want auto, auto-track, segment, fifo or a positive number of blocks", s)
 	}
 	return Batch{Mode: BatchFixed, Blocks: n}, nil
 }
@@ -84,35 +86,36 @@ func (b Batch) String() string {
 
 // BatchBlocksFor is the batch size, in blocks, that policy b puts in force
 // on a disk model at a block size; 0 for FIFO (whole requests, no
-// batching). Errors name the bad parameter and wrap ErrInvalid.
+// batching). Errors name the bad parameter; they carry no sentinel (vld.Open
+// wraps them in vld.ErrInvalid).
 func BatchBlocksFor(b Batch, m *disk.Model, blockSize int) (int, error) {
 	if blockSize <= 0 {
-		return 0, fmt.Errorf("batch: block size must be positive, got %d: %w", blockSize, ErrInvalid)
+		return 0, fmt.Errorf("batch: block size must be positive, got %d", blockSize)
 	}
 	switch b.Mode {
 	case BatchFIFO:
 		return 0, nil
 	case BatchFixed:
 		if b.Blocks <= 0 {
-			return 0, fmt.Errorf("batch: blocks must be positive, got %d: %w", b.Blocks, ErrInvalid)
+			return 0, fmt.Errorf("batch: blocks must be positive, got %d", b.Blocks)
 		}
 		return b.Blocks, nil
 	case BatchSegment:
 		return max(SegmentBytes/blockSize, 1), nil
 	case BatchAuto, BatchAutoTrack:
 		if m == nil {
-			return 0, fmt.Errorf("batch %s: no disk model: %w", b, ErrInvalid)
+			return 0, fmt.Errorf("batch %s: no disk model", b)
 		}
 		in, err := disk.CStarFor(m, blockSize)
 		if err != nil {
-			return 0, fmt.Errorf("batch %s: %w: %w", b, ErrInvalid, err)
+			return 0, fmt.Errorf("batch %s: %w", b, err)
 		}
 		if b.Mode == BatchAuto {
 			return in.Batch, nil
 		}
 		return trackBatch(in, m.Zones[0].SectorsPerTrack*disk.SectorSize/blockSize), nil
 	}
-	return 0, fmt.Errorf("batch: unknown mode %d: %w", b.Mode, ErrInvalid)
+	return 0, fmt.Errorf("batch: unknown mode %d", b.Mode)
 }
 
 // trackBatch is the multiple of a track (per blocks) next to c*, floor or
