@@ -145,7 +145,7 @@ type Stats struct {
 	// the blocks placed; their ratio is the allocator's cost per block,
 	// which must not grow with fullness (issue 32).
 	AllocNs, AllocBlocks int64
-	BatchPolicy          string // Options.Batch as ParseBatch reads it
+	BatchPolicy          string // Options.Batch as sched.ParseBatch reads it
 	BatchBlocks          int    // write batch size in force, blocks; 0 = FIFO
 	Placement            string // eager, inplace, lfs or range (place_policy.go)
 	HeadModel            string // what eager placement writes by (head.go)
