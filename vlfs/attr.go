@@ -27,6 +27,12 @@ func (fs *FS) SetAttr(ino Ino, s SetAttr) (Attr, error) {
 	if err := fs.checkWritableLocked(); err != nil {
 		return Attr{}, err
 	}
+	if s.Mask&SetSize != 0 {
+		// Before the lookup below: the read releases FS.mu. What it read
+		// is this call's only (run before the deferred unlock).
+		fs.warmTruncateLocked(ino, s.Size)
+		defer func() { fs.preread = fs.preread[:0] }()
+	}
 	in, err := fs.getLocked(ino)
 	if err != nil {
 		return Attr{}, err

@@ -3,7 +3,9 @@ package vlfs
 import "github.com/vlfs/vlfs/vld"
 
 // A write that covers part of a block not buffered yet needs the block's
-// other bytes (read-modify-write). It used to read them under FS.mu
+// other bytes (read-modify-write), and so does a truncate to a size inside
+// a block (the bytes before the size stay, zeroTailLocked clears the
+// rest). It used to read them under FS.mu
 // (dirtyBlockLocked), so one such write held every other operation of the
 // mount for a device read (issue 31). Now:
 //
@@ -93,6 +95,20 @@ func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 			fs.stats.unlockedDataLoads.Add(1)
 		}
 	}
+}
+
+// warmTruncateLocked is warmPartialLocked for a truncate to size: a size
+// inside a block on disk keeps the block's bytes before it (zeroTailLocked
+// clears the rest), and those are read without FS.mu. Nothing to read for
+// an extension or a size on a block boundary.
+func (fs *FS) warmTruncateLocked(ino Ino, size uint64) {
+	bs := uint64(fs.geo.bs)
+	in, err := fs.fileLocked(ino)
+	if err != nil || size >= in.d.Size || size%bs == 0 {
+		fs.preread = fs.preread[:0]
+		return
+	}
+	fs.warmPartialLocked(ino, size, (size/bs+1)*bs)
 }
 
 // takePreReadLocked copies into buf the pre-read of block lbn of ino if

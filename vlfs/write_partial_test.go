@@ -168,3 +168,46 @@ func TestPartialWriteOldVersionReadsLocked(t *testing.T) {
 		t.Fatalf("read %q", got)
 	}
 }
+
+// TestTruncateReadsWithoutLock: a truncate to a size inside a block on
+// disk keeps the block's bytes before the size; it reads them with FS.mu
+// released (a chmod of another file goes through meanwhile), and the
+// bytes past the size read as zeros after an extension. Before, it read
+// the block under FS.mu (zeroTailLocked).
+func TestTruncateReadsWithoutLock(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	bs := im.fs.geo.bs
+	old := bytes.Repeat([]byte{'o'}, 2*bs)
+	must(im.fs.Write(f.Ino, 0, old)).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+	im.coldRemount()
+	fs := im.fs
+	must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the truncate's first read is the data block
+	loads := fs.Stats().UnlockedDataLoads
+	size := uint64(bs + 10)
+	loadsWithoutLock(t, gate, fs, other.Ino, 0, "a truncate inside block 1", func() error {
+		_, err := fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: size})
+		return err
+	})
+	if n := fs.Stats().UnlockedDataLoads - loads; n != 1 {
+		t.Errorf("%d unlocked data loads counted, want 1", n)
+	}
+	must(fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: uint64(2 * bs)})).ok(t) // the tail reads as zeros
+	want := make([]byte, 2*bs)
+	copy(want, old[:size])
+	for _, when := range []string{"before", "after"} {
+		got := make([]byte, 3*bs)
+		n := must(im.fs.Read(f.Ino, 0, got)).ok(t)
+		if !bytes.Equal(got[:n], want) {
+			t.Fatalf("%s a remount: read %d bytes, first difference at %d", when, n, firstDiff(got[:n], want))
+		}
+		if when == "before" {
+			must(0, im.fs.Sync()).ok(t)
+			im.remount()
+		}
+	}
+}
