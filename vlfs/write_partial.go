@@ -101,14 +101,25 @@ func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 // inside a block on disk keeps the block's bytes before it (zeroTailLocked
 // clears the rest), and those are read without FS.mu. Nothing to read for
 // an extension or a size on a block boundary.
+//
+// It also loads the indirect blocks the truncate will walk to free the
+// blocks past size (warmPathsLocked), those of the first maxDeferredLoads
+// leaves' worth of blocks at most: the rest (a truncate of a large file)
+// load under FS.mu as before, and a huge sparse range costs no scan here.
 func (fs *FS) warmTruncateLocked(ino Ino, size uint64) {
+	fs.preread = fs.preread[:0]
 	bs := uint64(fs.geo.bs)
 	in, err := fs.fileLocked(ino)
-	if err != nil || size >= in.d.Size || size%bs == 0 {
-		fs.preread = fs.preread[:0]
+	if err != nil || size >= in.d.Size {
 		return
 	}
-	fs.warmPartialLocked(ino, size, (size/bs+1)*bs)
+	first, last := (size+bs-1)/bs, (in.d.Size-1)/bs
+	if first <= last {
+		fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
+	}
+	if size%bs != 0 {
+		fs.warmPartialLocked(ino, size, (size/bs+1)*bs)
+	}
 }
 
 // takePreReadLocked copies into buf the pre-read of block lbn of ino if

@@ -211,3 +211,34 @@ func TestTruncateReadsWithoutLock(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateWalksWithoutLock: a truncate that frees blocks behind an
+// indirect block not in memory loads it with FS.mu released (a chmod of
+// another file goes through meanwhile), and the file is empty after.
+// Before, the truncate's walk read it under FS.mu.
+func TestTruncateWalksWithoutLock(t *testing.T) {
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	bs := im.fs.geo.bs
+	behind := int64(ondisk.NumDirect+5) * int64(bs) // a block behind the first indirect leaf
+	must(im.fs.Write(f.Ino, behind, bytes.Repeat([]byte{'o'}, bs))).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+	im.coldRemount()
+	fs := im.fs
+	must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the truncate's first read is the leaf
+	loadsWithoutLock(t, gate, fs, other.Ino, 0, "a truncate behind an indirect leaf", func() error {
+		_, err := fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: 0})
+		return err
+	})
+	if a := must(fs.GetAttr(f.Ino)).ok(t); a.Size != 0 || a.Blocks != 0 {
+		t.Fatalf("after the truncate: size %d, %d blocks", a.Size, a.Blocks)
+	}
+	must(0, im.fs.Sync()).ok(t)
+	im.remount()
+	if a := must(im.fs.GetAttr(f.Ino)).ok(t); a.Size != 0 || a.Blocks != 0 {
+		t.Fatalf("after a remount: size %d, %d blocks", a.Size, a.Blocks)
+	}
+}
