@@ -103,7 +103,7 @@ func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 // an extension or a size on a block boundary.
 //
 // It also loads the indirect blocks the truncate will walk to free the
-// blocks past size (warmPathsLocked), those of the first maxDeferredLoads
+// blocks past size and to find size's own block (warmPathsLocked), those of the first maxDeferredLoads
 // leaves' worth of blocks at most: the rest (a truncate of a large file)
 // load under FS.mu as before, and a huge sparse range costs no scan here.
 func (fs *FS) warmTruncateLocked(ino Ino, size uint64) {
@@ -113,10 +113,10 @@ func (fs *FS) warmTruncateLocked(ino Ino, size uint64) {
 	if err != nil || size >= in.d.Size {
 		return
 	}
-	first, last := (size+bs-1)/bs, (in.d.Size-1)/bs
-	if first <= last {
-		fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
-	}
+	// From size's own block: a partial one is kept (its leaf is needed to
+	// find it), the rest are freed.
+	first, last := size/bs, (in.d.Size-1)/bs
+	fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
 	if size%bs != 0 {
 		fs.warmPartialLocked(ino, size, (size/bs+1)*bs)
 	}

@@ -241,4 +241,25 @@ func TestTruncateWalksWithoutLock(t *testing.T) {
 	if a := must(im.fs.GetAttr(f.Ino)).ok(t); a.Size != 0 || a.Blocks != 0 {
 		t.Fatalf("after a remount: size %d, %d blocks", a.Size, a.Blocks)
 	}
+
+	// A size inside the last block of the first leaf, the file going on
+	// into the next leaf: the kept block's own leaf is loaded first (not
+	// only the next one, whose blocks are freed), so that the bytes kept
+	// are read without FS.mu too.
+	edge := int64(im.fs.geo.direct+im.fs.geo.per-1) * int64(bs)
+	must(im.fs.Write(f.Ino, edge, bytes.Repeat([]byte{'o'}, 2*bs))).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+	im.coldRemount()
+	fs = im.fs
+	must(fs.GetAttr(f.Ino)).ok(t)
+	loads := fs.Stats().UnlockedDataLoads
+	must(fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: uint64(edge) + 10})).ok(t)
+	if n := fs.Stats().UnlockedDataLoads - loads; n != 1 {
+		t.Errorf("a truncate inside the last block of a leaf: %d unlocked data loads, want 1", n)
+	}
+	got := make([]byte, 20)
+	n := must(fs.Read(f.Ino, edge, got)).ok(t)
+	if string(got[:n]) != "oooooooooo" {
+		t.Fatalf("after a truncate to 10 bytes into the block: read %q", got[:n])
+	}
 }
