@@ -460,7 +460,14 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 	if uint64(off) > fs.geo.maxFileSize() || uint64(length) > fs.geo.maxFileSize()-uint64(off) {
 		return fmt.Errorf("fallocate [%d, +%d): %w", off, length, ErrFileTooBig)
 	}
-	return fs.retryNoSpace(func() error { return op(ino, uint64(off), uint64(off+length)) })
+	return fs.retryNoSpace(func() error {
+		if mode&(FallocPunchHole|FallocZeroRange) != 0 {
+			// What it reads is this call's only (run before retryNoSpace unlocks).
+			fs.warmRangeLocked(ino, uint64(off), uint64(off+length))
+			defer func() { fs.preread = fs.preread[:0] }()
+		}
+		return op(ino, uint64(off), uint64(off+length))
+	})
 }
 
 func (fs *FS) fallocateLocked(ino Ino, off, end uint64, keepSize bool) error {

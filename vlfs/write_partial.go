@@ -122,6 +122,23 @@ func (fs *FS) warmTruncateLocked(ino Ino, size uint64) {
 	}
 }
 
+// warmRangeLocked is warmTruncateLocked for a punch or zero range of
+// [off, end): the indirect blocks on the range's paths (the first
+// maxDeferredLoads leaves' worth), and the bytes outside the range of its
+// partial end blocks, which stay.
+func (fs *FS) warmRangeLocked(ino Ino, off, end uint64) {
+	fs.preread = fs.preread[:0]
+	bs := uint64(fs.geo.bs)
+	in, err := fs.fileLocked(ino)
+	if err != nil || off >= in.d.Size {
+		return
+	}
+	end = min(end, in.d.Size)
+	first, last := off/bs, (end-1)/bs
+	fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
+	fs.warmPartialLocked(ino, off, end)
+}
+
 // takePreReadLocked copies into buf the pre-read of block lbn of ino if
 // it was read at a with checksum sum, and reports whether it did.
 func (fs *FS) takePreReadLocked(ino Ino, lbn, a uint64, sum uint32, buf []byte) bool {

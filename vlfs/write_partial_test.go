@@ -263,3 +263,42 @@ func TestTruncateWalksWithoutLock(t *testing.T) {
 		t.Fatalf("after a truncate to 10 bytes into the block: read %q", got[:n])
 	}
 }
+
+// TestPunchReadsWithoutLock: punching or zeroing bytes inside a block on
+// disk keeps the block's other bytes; each reads them with FS.mu
+// released (a chmod of another file goes through meanwhile). Before, the
+// partial block was read under FS.mu (zeroPartLocked).
+func TestPunchReadsWithoutLock(t *testing.T) {
+	for _, mode := range []uint32{FallocPunchHole | FallocKeepSize, FallocZeroRange} {
+		t.Run(fmt.Sprintf("mode=%#x", mode), func(t *testing.T) {
+			gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+			im := mountImage(t, gate, Options{Logf: t.Logf})
+			t.Cleanup(gate.free)
+			other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+			f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+			bs := im.fs.geo.bs
+			old := bytes.Repeat([]byte{'o'}, 2*bs)
+			must(im.fs.Write(f.Ino, 0, old)).ok(t)
+			must(0, im.fs.Sync()).ok(t)
+			im.coldRemount()
+			fs := im.fs
+			must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the first read is the data block
+			loadsWithoutLock(t, gate, fs, other.Ino, 0, "a punch inside block 1", func() error {
+				return fs.Fallocate(f.Ino, mode, int64(bs)+10, 10)
+			})
+			want := bytes.Clone(old)
+			clear(want[bs+10 : bs+20])
+			for _, when := range []string{"before", "after"} {
+				got := make([]byte, 3*bs)
+				n := must(im.fs.Read(f.Ino, 0, got)).ok(t)
+				if !bytes.Equal(got[:n], want) {
+					t.Fatalf("%s a remount: read %d bytes, first difference at %d", when, n, firstDiff(got[:n], want))
+				}
+				if when == "before" {
+					must(0, im.fs.Sync()).ok(t)
+					im.remount()
+				}
+			}
+		})
+	}
+}
