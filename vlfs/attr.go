@@ -1,5 +1,7 @@
 package vlfs
 
+import "math"
+
 // GetAttr returns the attributes of ino.
 func (fs *FS) GetAttr(ino Ino) (Attr, error) {
 	fs.stats.count(opGetAttr, 0)
@@ -30,7 +32,7 @@ func (fs *FS) SetAttr(ino Ino, s SetAttr) (Attr, error) {
 	if s.Mask&SetSize != 0 {
 		// Before the lookup below: the read releases FS.mu. What it read
 		// is this call's only (run before the deferred unlock).
-		fs.warmTruncateLocked(ino, s.Size)
+		fs.warmRangeLocked(ino, s.Size, math.MaxUint64)
 		defer func() { fs.preread = fs.preread[:0] }()
 	}
 	in, err := fs.getLocked(ino)

@@ -3,9 +3,8 @@ package vlfs
 import "github.com/vlfs/vlfs/vld"
 
 // A write that covers part of a block not buffered yet needs the block's
-// other bytes (read-modify-write), and so does a truncate to a size inside
-// a block (the bytes before the size stay, zeroTailLocked clears the
-// rest). It used to read them under FS.mu
+// other bytes (read-modify-write), and so does dropping bytes inside a
+// block (a truncate, a punch or zero range: the bytes outside stay). It used to read them under FS.mu
 // (dirtyBlockLocked), so one such write held every other operation of the
 // mount for a device read (issue 31). Now:
 //
@@ -62,11 +61,10 @@ func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 	bs := uint64(fs.geo.bs)
 	first, last := off/bs, (end-1)/bs
 	var want []preRead
-	lbns := []uint64{first}
-	if last != first {
-		lbns = append(lbns, last)
-	}
-	for _, lbn := range lbns {
+	for i, lbn := range [2]uint64{first, last} {
+		if i == 1 && last == first {
+			break
+		}
 		if !needsOldBytes(lbn, bs, off, end, in.d.Size) {
 			continue
 		}
@@ -97,35 +95,15 @@ func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 	}
 }
 
-// warmTruncateLocked is warmPartialLocked for a truncate to size: a size
-// inside a block on disk keeps the block's bytes before it (zeroTailLocked
-// clears the rest), and those are read without FS.mu. Nothing to read for
-// an extension or a size on a block boundary.
-//
-// It also loads the indirect blocks the truncate will walk to free the
-// blocks past size and to find size's own block (warmPathsLocked), those of the first maxDeferredLoads
-// leaves' worth of blocks at most: the rest (a truncate of a large file)
-// load under FS.mu as before, and a huge sparse range costs no scan here.
-func (fs *FS) warmTruncateLocked(ino Ino, size uint64) {
-	fs.preread = fs.preread[:0]
-	bs := uint64(fs.geo.bs)
-	in, err := fs.fileLocked(ino)
-	if err != nil || size >= in.d.Size {
-		return
-	}
-	// From size's own block: a partial one is kept (its leaf is needed to
-	// find it), the rest are freed.
-	first, last := size/bs, (in.d.Size-1)/bs
-	fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
-	if size%bs != 0 {
-		fs.warmPartialLocked(ino, size, (size/bs+1)*bs)
-	}
-}
-
-// warmRangeLocked is warmTruncateLocked for a punch or zero range of
-// [off, end): the indirect blocks on the range's paths (the first
-// maxDeferredLoads leaves' worth), and the bytes outside the range of its
-// partial end blocks, which stay.
+// warmRangeLocked loads, with FS.mu released during the reads, what
+// dropping [off, end) of ino's bytes needs (a truncate to off, a punch or
+// zero range): the indirect blocks on the range's paths, which the walk
+// frees through and finds the kept blocks by (warmPathsLocked; those of
+// the first maxDeferredLoads leaves' worth of blocks at most: the rest of
+// a large range load under FS.mu as before, and a huge sparse range costs
+// no scan here), and the bytes outside the range of its partial end
+// blocks, which stay (warmPartialLocked). Bytes past the end of the file
+// are not part of it.
 func (fs *FS) warmRangeLocked(ino Ino, off, end uint64) {
 	fs.preread = fs.preread[:0]
 	bs := uint64(fs.geo.bs)
