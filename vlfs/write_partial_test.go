@@ -68,39 +68,17 @@ func TestAppendReadsNothing(t *testing.T) {
 // another file goes through meanwhile), and the write lands on them.
 // Before, it read them under FS.mu.
 func TestPartialWriteReadsWithoutLock(t *testing.T) {
-	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
-	im := mountImage(t, gate, Options{Logf: t.Logf})
-	t.Cleanup(gate.free)
-	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
-	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
-	bs := im.fs.geo.bs
-	old := bytes.Repeat([]byte{'o'}, 2*bs)
-	must(im.fs.Write(f.Ino, 0, old)).ok(t)
-	must(0, im.fs.Sync()).ok(t)
-	im.coldRemount()
-	fs := im.fs
-	must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the write's first read is the data block
-	loads := fs.Stats().UnlockedDataLoads
-	loadsWithoutLock(t, gate, fs, other.Ino, 0, "a write into the middle of block 1", func() error {
-		_, err := fs.Write(f.Ino, int64(bs)+10, []byte("new"))
+	c := newColdFile(t)
+	bs := c.im.fs.geo.bs
+	if n := c.unlockedLoad(t, "a write into the middle of block 1", func(fs *FS) error {
+		_, err := fs.Write(c.f, int64(bs)+10, []byte("new"))
 		return err
-	})
-	if n := fs.Stats().UnlockedDataLoads - loads; n != 1 {
+	}); n != 1 {
 		t.Errorf("%d unlocked data loads counted, want 1", n)
 	}
-	want := bytes.Clone(old)
+	want := bytes.Clone(c.old)
 	copy(want[bs+10:], "new")
-	for _, when := range []string{"before", "after"} {
-		got := make([]byte, 3*bs)
-		n := must(im.fs.Read(f.Ino, 0, got)).ok(t)
-		if !bytes.Equal(got[:n], want) {
-			t.Fatalf("%s a remount: read %d bytes, not the old bytes around the write", when, n)
-		}
-		if when == "before" {
-			must(0, im.fs.Sync()).ok(t)
-			im.remount()
-		}
-	}
+	readBackRemount(t, c.im, c.f, want)
 }
 
 // TestPartialWritePreReadRaces: while a partial write's read of the old
@@ -175,41 +153,19 @@ func TestPartialWriteOldVersionReadsLocked(t *testing.T) {
 // bytes past the size read as zeros after an extension. Before, it read
 // the block under FS.mu (zeroTailLocked).
 func TestTruncateReadsWithoutLock(t *testing.T) {
-	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
-	im := mountImage(t, gate, Options{Logf: t.Logf})
-	t.Cleanup(gate.free)
-	other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
-	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
-	bs := im.fs.geo.bs
-	old := bytes.Repeat([]byte{'o'}, 2*bs)
-	must(im.fs.Write(f.Ino, 0, old)).ok(t)
-	must(0, im.fs.Sync()).ok(t)
-	im.coldRemount()
-	fs := im.fs
-	must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the truncate's first read is the data block
-	loads := fs.Stats().UnlockedDataLoads
+	c := newColdFile(t)
+	bs := c.im.fs.geo.bs
 	size := uint64(bs + 10)
-	loadsWithoutLock(t, gate, fs, other.Ino, 0, "a truncate inside block 1", func() error {
-		_, err := fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: size})
+	if n := c.unlockedLoad(t, "a truncate inside block 1", func(fs *FS) error {
+		_, err := fs.SetAttr(c.f, SetAttr{Mask: SetSize, Size: size})
 		return err
-	})
-	if n := fs.Stats().UnlockedDataLoads - loads; n != 1 {
+	}); n != 1 {
 		t.Errorf("%d unlocked data loads counted, want 1", n)
 	}
-	must(fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: uint64(2 * bs)})).ok(t) // the tail reads as zeros
+	must(c.im.fs.SetAttr(c.f, SetAttr{Mask: SetSize, Size: uint64(2 * bs)})).ok(t) // the tail reads as zeros
 	want := make([]byte, 2*bs)
-	copy(want, old[:size])
-	for _, when := range []string{"before", "after"} {
-		got := make([]byte, 3*bs)
-		n := must(im.fs.Read(f.Ino, 0, got)).ok(t)
-		if !bytes.Equal(got[:n], want) {
-			t.Fatalf("%s a remount: read %d bytes, first difference at %d", when, n, firstDiff(got[:n], want))
-		}
-		if when == "before" {
-			must(0, im.fs.Sync()).ok(t)
-			im.remount()
-		}
-	}
+	copy(want, c.old[:size])
+	readBackRemount(t, c.im, c.f, want)
 }
 
 // TestTruncateWalksWithoutLock: a truncate that frees blocks behind an
@@ -271,34 +227,60 @@ func TestTruncateWalksWithoutLock(t *testing.T) {
 func TestPunchReadsWithoutLock(t *testing.T) {
 	for _, mode := range []uint32{FallocPunchHole | FallocKeepSize, FallocZeroRange} {
 		t.Run(fmt.Sprintf("mode=%#x", mode), func(t *testing.T) {
-			gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
-			im := mountImage(t, gate, Options{Logf: t.Logf})
-			t.Cleanup(gate.free)
-			other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
-			f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
-			bs := im.fs.geo.bs
-			old := bytes.Repeat([]byte{'o'}, 2*bs)
-			must(im.fs.Write(f.Ino, 0, old)).ok(t)
-			must(0, im.fs.Sync()).ok(t)
-			im.coldRemount()
-			fs := im.fs
-			must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the first read is the data block
-			loadsWithoutLock(t, gate, fs, other.Ino, 0, "a punch inside block 1", func() error {
-				return fs.Fallocate(f.Ino, mode, int64(bs)+10, 10)
+			c := newColdFile(t)
+			bs := c.im.fs.geo.bs
+			c.unlockedLoad(t, "a punch inside block 1", func(fs *FS) error {
+				return fs.Fallocate(c.f, mode, int64(bs)+10, 10)
 			})
-			want := bytes.Clone(old)
+			want := bytes.Clone(c.old)
 			clear(want[bs+10 : bs+20])
-			for _, when := range []string{"before", "after"} {
-				got := make([]byte, 3*bs)
-				n := must(im.fs.Read(f.Ino, 0, got)).ok(t)
-				if !bytes.Equal(got[:n], want) {
-					t.Fatalf("%s a remount: read %d bytes, first difference at %d", when, n, firstDiff(got[:n], want))
-				}
-				if when == "before" {
-					must(0, im.fs.Sync()).ok(t)
-					im.remount()
-				}
-			}
+			readBackRemount(t, c.im, c.f, want)
 		})
 	}
+}
+
+// coldFile is a gated image holding other (empty) and f (two blocks of
+// 'o', committed), mounted cold with only their inode block in memory:
+// the first device read of an operation on f's bytes is a data block.
+type coldFile struct {
+	im       *testImage
+	gate     *opGate
+	other, f Ino
+	old      []byte // f's contents
+}
+
+func newColdFile(t *testing.T) coldFile {
+	t.Helper()
+	gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	c := coldFile{im: im, gate: gate}
+	c.other = must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t).Ino
+	c.f = must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t).Ino
+	c.old = bytes.Repeat([]byte{'o'}, 2*im.fs.geo.bs)
+	must(im.fs.Write(c.f, 0, c.old)).ok(t)
+	must(0, im.fs.Sync()).ok(t)
+	im.coldRemount()
+	must(im.fs.GetAttr(c.f)).ok(t) // the inode block of both
+	return c
+}
+
+// unlockedLoad runs op as loadsWithoutLock does (its device read must
+// leave FS.mu free: a chmod of other goes through meanwhile) and returns
+// how many unlocked data loads it counted.
+func (c coldFile) unlockedLoad(t *testing.T, name string, op func(fs *FS) error) int64 {
+	t.Helper()
+	fs := c.im.fs
+	loads := fs.Stats().UnlockedDataLoads
+	loadsWithoutLock(t, c.gate, fs, c.other, 0, name, func() error { return op(fs) })
+	return fs.Stats().UnlockedDataLoads - loads
+}
+
+// readBackRemount is readBack, then again after a commit and a remount.
+func readBackRemount(t *testing.T, im *testImage, ino Ino, want []byte) {
+	t.Helper()
+	readBack(t, im.fs, ino, want)
+	must(0, im.fs.Sync()).ok(t)
+	im.remount()
+	readBack(t, im.fs, ino, want)
 }

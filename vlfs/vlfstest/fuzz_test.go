@@ -2,26 +2,17 @@ package vlfstest
 
 import "testing"
 
-// FuzzMountCorrupt runs fuzzMount (fuzz.go), the target its go-fuzz
+// FuzzMountCorrupt runs fuzzMount (fuzz_mount.go), the target its go-fuzz
 // adapter FuzzGoMountCorrupt runs too, on one base image built once.
-func FuzzMountCorrupt(f *testing.F) {
-	img, err := fuzzBaseImage()
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add([]byte{})
-	f.Add([]byte{0, 0, 0x50, 0, 0xff})
-	f.Add([]byte{0, 0x10, 0x30, 0, 0x01, 0, 0x20, 0x60, 0, 0x80})
-	f.Fuzz(func(t *testing.T, damage []byte) {
-		if _, err := fuzzMount(img, damage); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+func FuzzMountCorrupt(f *testing.F) { fuzzDamage(f, fuzzMount) }
 
 // FuzzRepair damages the base image and repairs it (fuzzRepair): a
 // repair either changes nothing or leaves a clean image that mounts.
-func FuzzRepair(f *testing.F) {
+func FuzzRepair(f *testing.F) { fuzzDamage(f, fuzzRepair) }
+
+// fuzzDamage runs target on the base image, built once, with the fuzzer's
+// bytes as the damage (fuzzMount's encoding), from the same seeds.
+func fuzzDamage(f *testing.F, target func(img, damage []byte) (int, error)) {
 	img, err := fuzzBaseImage()
 	if err != nil {
 		f.Fatal(err)
@@ -30,7 +21,7 @@ func FuzzRepair(f *testing.F) {
 	f.Add([]byte{0, 0, 0x50, 0, 0xff})
 	f.Add([]byte{0, 0x10, 0x30, 0, 0x01, 0, 0x20, 0x60, 0, 0x80})
 	f.Fuzz(func(t *testing.T, damage []byte) {
-		if _, err := fuzzRepair(img, damage); err != nil {
+		if _, err := target(img, damage); err != nil {
 			t.Fatal(err)
 		}
 	})
