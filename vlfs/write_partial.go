@@ -51,14 +51,14 @@ func needsOldBytes(lbn, bs, off, end, size uint64) bool {
 // (a safe point: the caller looks the inode up again).
 func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 	fs.preread = fs.preread[:0]
-	if !fs.geo.summed || end <= off {
-		return
+	bs := uint64(fs.geo.bs)
+	if !fs.geo.summed || end <= off || (off%bs == 0 && end%bs == 0) {
+		return // whole blocks only (most writes under the writeback cache): nothing to keep
 	}
 	in, err := fs.fileLocked(ino)
 	if err != nil {
 		return
 	}
-	bs := uint64(fs.geo.bs)
 	first, last := off/bs, (end-1)/bs
 	var want []preRead
 	for i, lbn := range [2]uint64{first, last} {
