@@ -223,6 +223,9 @@ type Stats struct {
 	// UnlockedDataLoads: blocks partial writes read (their bytes the
 	// write does not cover) with FS.mu released (write_partial.go).
 	UnlockedDataLoads int64
+	// UnlockedCompactBlocks: blocks the compactor read (a track read
+	// ahead, a block to move) or wrote (its copy) with FS.mu released.
+	UnlockedCompactBlocks int64
 	// ChecksumErrors: data blocks read whose bytes did not match the
 	// checksum their pointer carries (version 4): each was answered EIO
 	// and logged with its inode and offset.

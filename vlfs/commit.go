@@ -257,6 +257,7 @@ func (fs *FS) releaseFreesLocked() error {
 		// may reuse the blocks.
 		fs.readGate.Lock()
 		fs.readGate.Unlock() //nolint:staticcheck // a barrier, not a critical section
+		fs.releases++
 	}
 	for i, a := range fs.pendingFree {
 		if err := fs.vol.Free(a); err != nil {

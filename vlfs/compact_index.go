@@ -7,17 +7,16 @@ import (
 )
 
 // indexReads bounds the indirect blocks one index step may read, so that
-// a step stays short (a foreground request waits for at most one step).
+// a step stays short.
 const indexReads = 8
 
 // indexLocked resolves queued inodes into exact reverse-map entries:
-// every clean inode whose blocks are all in memory, and at most
-// indexReads indirect blocks read from disk. An inode with dirty state is
-// left queued: its pointers are not final before the next write-out. It
+// every clean inode whose blocks are all in memory, and at most budget
+// indirect blocks read from disk. An inode with dirty state is left
+// queued: its pointers are not final before the next write-out. It
 // reports whether it resolved anything.
-func (fs *FS) indexLocked() (bool, error) {
+func (fs *FS) indexLocked(budget int) (bool, error) {
 	fs.revLocked()
-	budget := indexReads
 	worked := false
 	for ino := range fs.cm.index {
 		if budget <= 0 {

@@ -80,37 +80,107 @@ func (fs *FS) settleMoves() error {
 
 // relocateLocked relocates what it can; sync says a commit is wanted even if
 // nothing moved (an owner was dirty: the commit makes it clean for the
-// next try).
+// next try). It releases FS.mu for the device work: the metadata the checks
+// need loads as a read-only operation's does (meta_unlocked.go), and the
+// blocks are read and their copies written with FS.mu released
+// (copyMovesLocked); only the pointer changes happen under it.
 func (fs *FS) relocateLocked(bs []compactor.Block, o vld.HoleOpts) (int, bool, error) {
 	if err := fs.compactableLocked(); err != nil {
 		return 0, false, err
 	}
-	ms, sync, err := fs.checkMovesLocked(bs)
+	var ms []move
+	var sync bool
+	err := fs.deferLoadsLocked(func() (err error) {
+		ms, sync, err = fs.checkMovesLocked(bs)
+		return err
+	})
 	if err != nil || len(ms) == 0 {
 		return 0, sync, err
 	}
-	if err := fs.readMovesLocked(ms); err != nil {
+	addrs, err := fs.copyMovesLocked(ms, o)
+	if err != nil {
 		return 0, sync, err
 	}
-	bufs := make([][]byte, len(ms))
+	return fs.repointMovesLocked(ms, addrs, sync)
+}
+
+// copyMovesLocked writes a copy of each block of ms into a hole and returns
+// the copies' addresses. The device reads and writes run with FS.mu
+// released. The caller holds commitMu, so no commit hands freed blocks back
+// to the volume meanwhile: an address read is not reused under the read,
+// whatever its owner does, and repointMovesLocked keeps only the moves whose
+// owners did nothing.
+func (fs *FS) copyMovesLocked(ms []move, o vld.HoleOpts) ([]vld.Addr, error) {
+	addrs, bufs := fs.readMovesLocked(ms)
+	all := make([][]byte, len(ms))
 	for i, m := range ms {
-		bufs[i] = m.buf
+		all[i] = m.buf
 	}
-	addrs, err := fs.vol.PlugHoles(bufs, o)
-	if err != nil {
-		return 0, sync, fmt.Errorf("moving %d blocks: %w", len(ms), err)
-	}
-	for i, m := range ms {
-		if err := fs.repointLocked(m, addrs[i]); err != nil {
-			return i, true, err
+	fs.unlock()
+	defer fs.lock()
+	if len(addrs) > 0 {
+		if err := fs.vol.ReadBlocks(addrs, bufs); err != nil {
+			return nil, fmt.Errorf("reading blocks to move: %w", err)
 		}
+	}
+	copies, err := fs.vol.PlugHoles(all, o)
+	if err != nil {
+		return nil, fmt.Errorf("moving %d blocks: %w", len(ms), err)
+	}
+	fs.stats.unlockedCompactBlocks.Add(int64(len(addrs) + len(copies)))
+	fs.unlockedHook()
+	return copies, nil
+}
+
+// repointMovesLocked points the owner of each ms[i] at its copy addrs[i],
+// if it still owns the block and has no newer version waiting (the checks
+// of checkMovesLocked, run again: FS.mu was released since); a copy not
+// taken is freed as any replaced block is.
+func (fs *FS) repointMovesLocked(ms []move, addrs []vld.Addr, sync bool) (int, bool, error) {
+	cur := make([]move, len(ms))
+	take := make([]bool, len(ms))
+	err := fs.compactableLocked()
+	if err == nil {
+		err = fs.deferLoadsLocked(func() error {
+			for i, m := range ms {
+				cur[i] = move{addr: m.addr, o: m.o, buf: m.buf, recent: m.recent}
+				ok, dirty, err := fs.ownsLocked(&cur[i])
+				if err != nil {
+					return err
+				}
+				take[i] = ok && !dirty
+				sync = sync || dirty
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		for _, a := range addrs {
+			fs.freeBlockLocked(a)
+		}
+		return 0, true, err
+	}
+	n := 0
+	for i, m := range cur {
+		if !take[i] {
+			fs.freeBlockLocked(addrs[i])
+			continue
+		}
+		if err := fs.repointLocked(m, addrs[i]); err != nil {
+			for _, a := range addrs[i+1:] {
+				fs.freeBlockLocked(a)
+			}
+			fs.cm.moved += int64(n)
+			return n, true, err
+		}
+		n++
 		fs.cm.byKind[m.o.kind()]++
 		if m.recent {
 			fs.cm.recent.hits++
 		}
 	}
-	fs.cm.moved += int64(len(ms))
-	return len(ms), sync, nil
+	fs.cm.moved += int64(n)
+	return n, sync, nil
 }
 
 // checkMovesLocked keeps the blocks of bs whose owner still points at
@@ -182,10 +252,11 @@ func (fs *FS) dirBlockDirtyLocked(in *inode, lbn uint64) bool {
 	return in.dir != nil && lbn < uint64(len(in.dir.blocks)) && in.dir.blocks[lbn].dirty
 }
 
-// readMovesLocked fills in the contents of ms: read ahead by Prefetch,
-// encoded from memory (an indirect block loaded and clean is what its
-// address holds), or read now.
-func (fs *FS) readMovesLocked(ms []move) error {
+// readMovesLocked fills in the contents of ms from memory: read ahead by
+// Prefetch, or encoded (an indirect block loaded and clean is what its
+// address holds). It returns the blocks still to read, with a buffer each,
+// already set as the move's.
+func (fs *FS) readMovesLocked(ms []move) ([]vld.Addr, [][]byte) {
 	var addrs []vld.Addr
 	var bufs [][]byte
 	for i := range ms {
@@ -205,13 +276,7 @@ func (fs *FS) readMovesLocked(ms []move) error {
 		ms[i].buf = make([]byte, fs.geo.bs)
 		addrs, bufs = append(addrs, ms[i].addr), append(bufs, ms[i].buf)
 	}
-	if len(addrs) == 0 {
-		return nil
-	}
-	if err := fs.vol.ReadBlocks(addrs, bufs); err != nil {
-		return fmt.Errorf("reading blocks to move: %w", err)
-	}
-	return nil
+	return addrs, bufs
 }
 
 // repointLocked points m's owner at a and frees the old copy.

@@ -73,7 +73,19 @@ func (t *CompactTarget) Index() (bool, error) {
 	if err := fs.compactableLocked(); err != nil {
 		return false, err
 	}
-	return fs.indexLocked()
+	// The inode and indirect blocks it reads load with FS.mu released, as
+	// a read-only operation's do; each such load counts against the step's
+	// budget of reads. Running the step again after a load is safe: it
+	// records in the reverse map what holds at that moment, under FS.mu.
+	var worked bool
+	runs := 0
+	err := fs.deferLoadsLocked(func() error {
+		w, err := fs.indexLocked(indexReads - runs)
+		worked = worked || w
+		runs++
+		return err
+	})
+	return worked, err
 }
 
 // IndexPending implements compactor.Indexer: some queued inode can be
@@ -168,6 +180,14 @@ func (t *CompactTarget) Live(tr int) ([]compactor.Block, int, error) {
 // Move. Indirect blocks loaded and clean are left out: Move encodes them
 // from memory (readMovesLocked), so a track holding only those costs no
 // read. Earlier prefetched blocks are forgotten.
+//
+// The read runs with FS.mu released (a track's worth of device time
+// holds up no operation) and without the read gate (no commit waits for
+// it): the blocks are kept only if no commit released freed blocks
+// meanwhile (FS.releases), since only a release lets the volume reuse an
+// address, and a block still owned as listed at an address not reused
+// holds what it held when listed (eager placement never rewrites in
+// place: compactableLocked).
 func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 	fs := t.fs
 	fs.lock()
@@ -193,11 +213,19 @@ func (t *CompactTarget) Prefetch(bs []compactor.Block) error {
 	for i := range bufs {
 		bufs[i] = make([]byte, fs.geo.bs)
 	}
-	if err := fs.vol.ReadRun(lo, bufs); err != nil {
-		return err
+	releases := fs.releases
+	fs.unlock()
+	err := fs.vol.ReadRun(lo, bufs)
+	fs.unlockedHook()
+	fs.lock()
+	if err != nil || fs.releases != releases {
+		return err // released meanwhile: Move reads what it needs
 	}
+	fs.stats.unlockedCompactBlocks.Add(int64(len(bufs)))
 	for _, b := range keep {
-		fs.cm.cache[b.Addr] = bufs[b.Addr-lo]
+		if fs.cm.rev.get(b.Addr) == owner(b.Owner) {
+			fs.cm.cache[b.Addr] = bufs[b.Addr-lo]
+		}
 	}
 	return nil
 }

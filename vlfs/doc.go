@@ -70,7 +70,11 @@
 // they release FS.mu with FS.unlock (a safe point, below), so after it
 // they look every inode up again and install what they read only if the
 // inode and the pointers that name the block are unchanged. A partial
-// write reads its block's other bytes so too (write_partial.go).
+// write reads its block's other bytes so too (write_partial.go). The
+// compactor's reads and copies run with FS.mu released: a move holds
+// commitMu, so nothing it read is reused, and repoints only owners that
+// did nothing meanwhile (compact_move.go); its read-ahead holds nothing
+// and keeps what it read only if FS.releases did not change.
 // Functions whose name ends in Locked need FS.mu held; the types FS owns
 // (inode, dirState, node, inodeMap, checker) are guarded by FS.mu too.
 //

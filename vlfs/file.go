@@ -465,6 +465,8 @@ func (fs *FS) Fallocate(ino Ino, mode uint32, off, length int64) error {
 			// What it reads is this call's only (run before retryNoSpace unlocks).
 			fs.warmRangeLocked(ino, uint64(off), uint64(off+length))
 			defer func() { fs.preread = fs.preread[:0] }()
+		} else {
+			fs.warmRangePathsLocked(ino, uint64(off), uint64(off+length)) // the holes' look-up
 		}
 		return op(ino, uint64(off), uint64(off+length))
 	})

@@ -92,6 +92,11 @@ type FS struct {
 	zero        []byte           // one block of zeros, never written to
 	scratch     writeScratch
 
+	// releases counts the commits that handed freed blocks back to the
+	// volume: an address read without FS.mu or the read gate holds what
+	// it held unless this changed meanwhile (the compactor's Prefetch).
+	releases uint64
+
 	rec      recLog      // what the next record commit would say (records.go)
 	salv     *salvage    // what a repair mount's walk could not read (nil: not salvaging)
 	replayed replayStats // what mount replayed (records_replay.go)

@@ -144,14 +144,26 @@ func (fs *FS) loadUnlocked(r loadReq) error {
 // readUnlocked reads blocks holding the read gate instead of FS.mu.
 func (fs *FS) readUnlocked(addrs []vld.Addr, bufs [][]byte) error {
 	fs.readGate.RLock()
-	fs.unlock()
+	fs.unlockForLoad()
 	err := fs.vol.ReadBlocks(addrs, bufs)
 	fs.readGate.RUnlock()
+	fs.unlockedHook()
+	fs.lock()
+	return err
+}
+
+// unlockForLoad releases FS.mu for a deferred load's device read without
+// shrinking the caches: what the operation's earlier tries loaded stays in
+// memory for its next try (an index step over a large file needs several
+// loads in a row, and a shrink between them could take each away again).
+// The operation's own unlock at its end is the safe point that shrinks.
+func (fs *FS) unlockForLoad() { fs.mu.Unlock() }
+
+// unlockedHook runs the test hook afterUnlockedRead, if set.
+func (fs *FS) unlockedHook() {
 	if h := fs.afterUnlockedRead; h != nil {
 		h()
 	}
-	fs.lock()
-	return err
 }
 
 // installDirLocked makes the blocks read for r the directory's state,

@@ -91,12 +91,10 @@ func (fs *FS) loadNodeUnlocked(in *inode, miss *nodeMiss) error {
 		return err
 	}
 	fs.readGate.RLock()
-	fs.unlock()
+	fs.unlockForLoad()
 	err = fs.readTreeNode(in.ino, miss.k, n)
 	fs.readGate.RUnlock()
-	if h := fs.afterUnlockedRead; h != nil {
-		h()
-	}
+	fs.unlockedHook()
 	fs.lock()
 	if errors.Is(err, ErrChecksum) {
 		// Perhaps rewritten in place while read (in-place placement):

@@ -80,6 +80,9 @@ type counters struct {
 	// unlockedDataLoads: old blocks partial writes read without FS.mu
 	// (write_partial.go)
 	unlockedDataLoads atomic.Int64
+	// unlockedCompactBlocks: blocks the compactor read or wrote without
+	// FS.mu (compact_move.go, compact_target.go)
+	unlockedCompactBlocks atomic.Int64
 	// checksumErrors: blocks read whose bytes did not match the data
 	// checksum their pointer carries (datasum.go)
 	checksumErrors atomic.Int64
@@ -135,6 +138,7 @@ func (fs *FS) Stats() Stats {
 	s.UnlockedNodeLoads = fs.stats.unlockedNodeLoads.Load()
 	s.UnlockedMetaLoads = fs.stats.unlockedMetaLoads.Load()
 	s.UnlockedDataLoads = fs.stats.unlockedDataLoads.Load()
+	s.UnlockedCompactBlocks = fs.stats.unlockedCompactBlocks.Load()
 	s.SupersededBlocks = fs.stats.supersededBlocks.Load()
 	s.ChecksumErrors = fs.stats.checksumErrors.Load()
 	fs.mu.Lock()

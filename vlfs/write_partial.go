@@ -106,15 +106,27 @@ func (fs *FS) warmPartialLocked(ino Ino, off, end uint64) {
 // are not part of it.
 func (fs *FS) warmRangeLocked(ino Ino, off, end uint64) {
 	fs.preread = fs.preread[:0]
+	if end, ok := fs.warmRangePathsLocked(ino, off, end); ok {
+		fs.warmPartialLocked(ino, off, end)
+	}
+}
+
+// warmRangePathsLocked loads, with FS.mu released during the reads, the
+// indirect blocks on the paths of [off, end) of ino's bytes (those of the
+// first maxDeferredLoads leaves' worth of blocks): a walk over the range
+// (warmRangeLocked's, an allocating fallocate's look-up of its holes) then
+// finds them in memory. It returns end cut at the file's size, and false
+// if no byte of the range is in the file (no block there to walk to).
+func (fs *FS) warmRangePathsLocked(ino Ino, off, end uint64) (uint64, bool) {
 	bs := uint64(fs.geo.bs)
 	in, err := fs.fileLocked(ino)
 	if err != nil || off >= in.d.Size {
-		return
+		return 0, false
 	}
 	end = min(end, in.d.Size)
 	first, last := off/bs, (end-1)/bs
 	fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
-	fs.warmPartialLocked(ino, off, end)
+	return end, true
 }
 
 // takePreReadLocked copies into buf the pre-read of block lbn of ino if

@@ -220,6 +220,51 @@ func TestTruncateWalksWithoutLock(t *testing.T) {
 	}
 }
 
+// TestFallocateWalksWithoutLock: an allocating fallocate over holes behind
+// an indirect leaf looks them up through the leaf; it loads it with FS.mu
+// released first. Before, the look-up read the leaf under FS.mu.
+func TestFallocateWalksWithoutLock(t *testing.T) {
+	for _, mode := range []uint32{0, FallocKeepSize} {
+		gate := newOpGate(newFormatted(t, 64<<20), device.OpRead)
+		im := mountImage(t, gate, Options{Logf: t.Logf})
+		t.Cleanup(gate.free)
+		other := must(im.fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+		f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+		bs := int64(im.fs.geo.bs)
+		behind := int64(ondisk.NumDirect+5) * bs // a block behind the first indirect leaf
+		data := bytes.Repeat([]byte{'o'}, int(bs))
+		must(im.fs.Write(f.Ino, behind, data)).ok(t)
+		must(im.fs.Write(f.Ino, behind+8*bs, data)).ok(t)
+		must(0, im.fs.Sync()).ok(t)
+		im.coldRemount()
+		fs := im.fs
+		must(fs.GetAttr(f.Ino)).ok(t) // the inode block of both: the fallocate's first read is the leaf
+		name := fmt.Sprintf("fallocate mode %#x behind an indirect leaf", mode)
+		loadsWithoutLock(t, gate, fs, other.Ino, 0, name, func() error {
+			return fs.Fallocate(f.Ino, mode, behind-2*bs, 12*bs)
+		})
+		// The range's 12 blocks (11 with the size kept: the file ends 9
+		// blocks past the first written one), and the leaf.
+		want := int64(12 + 1)
+		if mode == FallocKeepSize {
+			want = 11 + 1
+		}
+		a := must(fs.GetAttr(f.Ino)).ok(t)
+		if got := int64(a.Blocks) * 512 / bs; got != want {
+			t.Fatalf("%s: %d blocks after it, want %d", name, got, want)
+		}
+		must(0, fs.Sync()).ok(t)
+		im.remount()
+		got := make([]byte, bs)
+		for _, off := range []int64{behind, behind + 8*bs} {
+			n := must(im.fs.Read(f.Ino, off, got)).ok(t)
+			if !bytes.Equal(got[:n], data) {
+				t.Fatalf("%s: the block at %d changed", name, off)
+			}
+		}
+	}
+}
+
 // TestPunchReadsWithoutLock: punching or zeroing bytes inside a block on
 // disk keeps the block's other bytes; each reads them with FS.mu
 // released (a chmod of another file goes through meanwhile). Before, the

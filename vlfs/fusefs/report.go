@@ -54,6 +54,8 @@ type Report struct {
 	UnlockedMetaLoads int64 `json:"unlocked_meta_loads"`
 	// old blocks partial writes read with the lock released
 	UnlockedDataLoads int64 `json:"unlocked_data_loads"`
+	// blocks the compactor read or wrote with the lock released
+	UnlockedCompactBlocks int64 `json:"unlocked_compact_blocks"`
 	// data blocks read that did not match their pointer's checksum
 	// (version 4), each answered EIO and logged
 	ChecksumErrors int64 `json:"checksum_errors"`
@@ -169,7 +171,8 @@ func ReportOf(st vlfs.Stats) Report {
 		DirtyBytes: st.DirtyBytes, WriteThroughBlocks: st.WriteThroughBlocks, Inodes: st.Inodes,
 		UnlockedBatches: st.UnlockedBatches, SupersededBlocks: st.SupersededBlocks, ChecksumErrors: st.ChecksumErrors, Unwritten: st.Unwritten,
 		UnlockedNodeLoads: st.UnlockedNodeLoads, UnlockedMetaLoads: st.UnlockedMetaLoads, UnlockedDataLoads: st.UnlockedDataLoads,
-		FSVersion: st.FSVersion, Nodes: st.Nodes,
+		UnlockedCompactBlocks: st.UnlockedCompactBlocks,
+		FSVersion:             st.FSVersion, Nodes: st.Nodes,
 		Device: DeviceCounts{v.Reads, v.Writes, v.BlocksRead, v.BlocksWritten, v.Flushes},
 		Sim:    simTime(v.Sim), WriteSim: simTime(v.WriteSim), SimNowMs: v.SimNowMs,
 		Utilization: st.Utilization, TotalBlocks: v.TotalBlocks, FreeBlocks: v.FreeBlocks,

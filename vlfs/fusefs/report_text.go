@@ -55,7 +55,7 @@ func (r Report) textOps(w io.Writer) {
 	}
 	fmt.Fprintf(w, "dirty\t%s\tinodes %d, blocks written through %d\n", bytesText(r.DirtyBytes), r.Inodes, r.WriteThroughBlocks)
 	fmt.Fprintf(w, "write-out\tbatches without the lock %d\tblocks changed while written %d\n", r.UnlockedBatches, r.SupersededBlocks)
-	fmt.Fprintf(w, "loads\tindirect blocks without the lock %d\tinode blocks and directories without the lock %d\tpartial writes' blocks without the lock %d\n", r.UnlockedNodeLoads, r.UnlockedMetaLoads, r.UnlockedDataLoads)
+	fmt.Fprintf(w, "loads\tindirect blocks without the lock %d\tinode blocks and directories without the lock %d\tpartial writes' blocks without the lock %d\tcompactor blocks without the lock %d\n", r.UnlockedNodeLoads, r.UnlockedMetaLoads, r.UnlockedDataLoads, r.UnlockedCompactBlocks)
 	fmt.Fprintf(w, "format\tfile-system version %d\tindirect blocks in the node map %d\n", r.FSVersion, r.Nodes)
 	if r.FSVersion >= ondisk.FSVersionSums {
 		fmt.Fprintf(w, "checksums\tdata blocks read that failed their checksum %d\t(each answered EIO and logged)\n", r.ChecksumErrors)

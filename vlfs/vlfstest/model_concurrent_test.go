@@ -1,12 +1,16 @@
 package vlfstest
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/internal/testseed"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -20,7 +24,10 @@ import (
 // run's tree; the final Check covers the whole image. The tiny-cache round
 // evicts inodes, inode blocks and indirect blocks all the time, so that the
 // unlocked loads race with the changes that invalidate them. The seed is
-// printed and replays it (-vlfs.seed), up to the interleaving.
+// printed and replays it (-vlfs.seed), up to the interleaving. In the
+// compactor round the idle-time compactor runs steps back to back all the
+// while, so that its moves (device work with FS.mu released, pointers
+// changed under it) race with the runs' changes.
 func TestConcurrentOpsAgainstModel(t *testing.T) {
 	seed := testseed.Pick(t, *seedFlag, "vlfs.seed")
 	const workers = 4
@@ -29,15 +36,17 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 		steps = 400
 	}
 	rounds := []struct {
-		name  string
-		setup func(im *modelImage)
+		name    string
+		setup   func(im *modelImage)
+		compact bool
 	}{
-		{"defaults", func(*modelImage) {}},
+		{"defaults", func(*modelImage) {}, false},
 		{"tiny caches", func(im *modelImage) {
 			im.o.TinyCaches = true
 			im.o.DirtyLimitBytes = 16 << 10
-		}},
-		{"write-through", func(im *modelImage) { im.o.WriteThroughBytes = 8 << 10 }},
+		}, false},
+		{"write-through", func(im *modelImage) { im.o.WriteThroughBytes = 8 << 10 }, false},
+		{"compactor", func(*modelImage) {}, true},
 	}
 	for ri, round := range rounds {
 		im := &modelImage{dev: newFormatted(t, 64<<20), o: vlfs.Options{Logf: t.Logf}}
@@ -64,6 +73,14 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 				browse(im.fs, runs, rand.New(rand.NewSource(seed+int64(1000+g))), done)
 			}()
 		}
+		var compactErr error
+		if round.compact {
+			readers.Add(1)
+			go func() {
+				defer readers.Done()
+				compactErr = compactAll(im.fs, done)
+			}()
+		}
 		var wg sync.WaitGroup
 		for w, r := range runs {
 			wg.Add(1)
@@ -84,6 +101,16 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 				t.Fatalf("round %q, worker %d: %v", round.name, w, err)
 			}
 		}
+		if compactErr != nil {
+			t.Fatalf("round %q: compactor: %v", round.name, compactErr)
+		}
+		if round.compact {
+			moved := im.fs.MovedBlocks()
+			t.Logf("round %q: the compactor moved %d blocks", round.name, moved)
+			if moved == 0 {
+				t.Fatalf("round %q: the compactor moved nothing: the round tests no move", round.name)
+			}
+		}
 		// One remount for all, then each run's tree against its model.
 		runs[0].shared = false
 		if err := runs[0].guard(runs[0].remount); err != nil {
@@ -96,6 +123,32 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 		}
 		if err := im.close(); err != nil {
 			t.Fatalf("round %q: %v", round.name, err)
+		}
+	}
+}
+
+// compactAll runs compactor steps back to back until done, as an idle
+// mount's compactor would if every gap were idle: foreground waiting
+// (vld.ErrBusy) and a volume without holes (vld.ErrNoSpace) only pause it.
+func compactAll(fs *vlfs.FS, done <-chan struct{}) error {
+	c, err := compactor.New(fs.CompactTarget(), compactor.Config{TargetEmpty: 1, StepBlocks: 4, SettleBlocks: 8})
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-done:
+			return nil
+		default:
+		}
+		finished, err := c.Step()
+		switch {
+		case errors.Is(err, vld.ErrBusy), errors.Is(err, vld.ErrNoSpace):
+			time.Sleep(time.Millisecond)
+		case err != nil:
+			return err
+		case finished:
+			time.Sleep(time.Millisecond)
 		}
 	}
 }
