@@ -50,25 +50,44 @@ type MountBatchConfig struct {
 // load (Writers > 0) is closed: one thread reads back to back while
 // Writers threads append WriteBytes and fsync every FsyncBytes, as fast
 // as the mount lets them.
+//
+// An in-place load (InPlace) is an open load in the paper's own setting:
+// the image places blocks in place (a conventional file system), and the
+// writer overwrites random blocks of a file as large as the read file
+// instead of appending. Each block written out then costs a positioning,
+// as the model's writes do, where eager placement (the other loads) lays
+// a period's appends out in a few runs near the head.
 type MountLoad struct {
 	Name       string
 	RhoR, RhoW float64
 	Writers    int
+	InPlace    bool
 }
 
-// MountLoads are the paper's loads A-D and a streaming load of two writers.
+// inPlaceSuffix names the in-place variant of a paper's load ("A-ip").
+const inPlaceSuffix = "-ip"
+
+// MountLoads are the paper's loads A-D, a streaming load of two writers,
+// and the paper's loads again in place (A-ip .. D-ip).
 func MountLoads() []MountLoad {
-	var ls []MountLoad
+	var ls, ip []MountLoad
 	for _, l := range BatchLoads() {
 		ls = append(ls, MountLoad{Name: l.Name, RhoR: l.RhoR, RhoW: l.RhoW})
+		ip = append(ip, MountLoad{Name: l.Name + inPlaceSuffix, RhoR: l.RhoR, RhoW: l.RhoW, InPlace: true})
 	}
-	return append(ls, MountLoad{Name: "S2", Writers: 2})
+	return append(append(ls, MountLoad{Name: "S2", Writers: 2}), ip...)
 }
 
-// QuickMountBatchConfig is a smoke run: 2 s a point, loads A and S2.
+// QuickMountBatchConfig is a smoke run: 2 s a point, loads A, S2 and
+// A-ip.
 func QuickMountBatchConfig() MountBatchConfig {
-	ls := MountLoads()
-	return MountBatchConfig{Duration: 2 * time.Second, Loads: []MountLoad{ls[0], ls[len(ls)-1]}, FileBytes: 16 << 20}
+	var quick []MountLoad
+	for _, l := range MountLoads() {
+		if l.Name == "A" || l.Name == "S2" || l.Name == "A"+inPlaceSuffix {
+			quick = append(quick, l)
+		}
+	}
+	return MountBatchConfig{Duration: 2 * time.Second, Loads: quick, FileBytes: 16 << 20}
 }
 
 func (c *MountBatchConfig) defaults() error {
@@ -115,6 +134,9 @@ func (c *MountBatchConfig) defaults() error {
 		if l.Writers < 0 || !(l.RhoR >= 0) || !(l.RhoW >= 0) || l.RhoR > 1 || l.RhoW > 1 {
 			return fmt.Errorf("%w: load %s: utilisations in [0, 1] and writers >= 0, got %v, %v, %d", ErrBadConfig, l.Name, l.RhoR, l.RhoW, l.Writers)
 		}
+		if l.InPlace && l.Writers > 0 {
+			return fmt.Errorf("%w: load %s: an in-place load is open (no streaming writers)", ErrBadConfig, l.Name)
+		}
 	}
 	for _, m := range c.Modes {
 		if _, err := modeBatch(m); err != nil {
@@ -130,6 +152,8 @@ func (c *MountBatchConfig) defaults() error {
 // request sleeps its modelled service time) with that batching policy,
 // and for each load one thread reads random 4 KiB blocks of the file
 // with O_DIRECT while the writer threads append to files of their own.
+// In-place loads run the same way on a second image that places in place,
+// whose writer overwrites a file of its own written beforehand.
 // Times are wall-clock.
 func MountBatch(cfg MountBatchConfig) (*Report, error) {
 	if err := cfg.defaults(); err != nil {
@@ -140,55 +164,68 @@ func MountBatch(cfg MountBatchConfig) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(base)
-	t := &vlfsTarget{base: base, img: filepath.Join(base, "vlfs.img"), mnt: filepath.Join(base, "mnt")}
-	if err := mkfsVLFS(PeersConfig{Model: cfg.Model, Sizes: PeersSizes{ImageBytes: cfg.ImageBytes}, SparseImages: true}, t.img); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(t.mnt, 0o755); err != nil {
-		return nil, err
-	}
-	if err := fillReadFile(t.img, cfg.FileBytes); err != nil {
+	in, err := disk.CStarFor(cfg.Model, 4096)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.ProfileDir != "" {
 		defer writeContentionProfiles(cfg.ProfileDir, cfg.Logf)()
 	}
-	in, err := disk.CStarFor(cfg.Model, 4096)
-	if err != nil {
-		return nil, err
-	}
 	rep := newMountBatchReport(&cfg, in)
 	prog := NewProgress(cfg.Progress, "bench mountbatch", len(cfg.Modes)*len(cfg.Loads))
 	defer prog.Done()
 	means := map[string]map[string]float64{}
-	for _, mode := range cfg.Modes {
-		b, _ := modeBatch(mode)
-		o := vlfs.Options{Logf: cfg.Logf, WriteThroughBytes: vlfs.DefaultWriteThrough}
-		vo := vlfs.VolumeOptions(o)
-		vo.Clock, vo.Batch = vld.ClockReal, b
-		if err := t.mount(vo, o); err != nil {
-			return nil, fmt.Errorf("bench mountbatch: mounting with %s: %w", mode, err)
-		}
+	for _, g := range []struct {
+		placement vld.Placement
+		inPlace   bool
+	}{{vld.PlaceEager, false}, {vld.PlaceInPlace, true}} {
+		var loads []MountLoad
 		for _, l := range cfg.Loads {
-			row, err := mountBatchPoint(&cfg, t, mode, l, in.DMs+in.KMs)
-			if err != nil {
-				t.unmount()
-				return nil, fmt.Errorf("bench mountbatch: %s, load %s: %w", mode, l.Name, err)
+			if l.InPlace == g.inPlace {
+				loads = append(loads, l)
 			}
-			rep.Rows = append(rep.Rows, row)
-			if m, ok := row["read_mean_ms"].(float64); ok {
-				if means[l.Name] == nil {
-					means[l.Name] = map[string]float64{}
+		}
+		if len(loads) == 0 {
+			continue
+		}
+		dir := filepath.Join(base, g.placement.String())
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, err
+		}
+		t := &vlfsTarget{base: dir, img: filepath.Join(dir, "vlfs.img"), mnt: filepath.Join(dir, "mnt")}
+		if err := mountBatchImage(&cfg, t, g.placement, g.inPlace); err != nil {
+			return nil, err
+		}
+		for _, mode := range cfg.Modes {
+			b, _ := modeBatch(mode)
+			o := vlfs.Options{Logf: cfg.Logf, WriteThroughBytes: vlfs.DefaultWriteThrough}
+			vo := vlfs.VolumeOptions(o)
+			vo.Clock, vo.Batch, vo.BatchInPlace = vld.ClockReal, b, true
+			if err := t.mount(vo, o); err != nil {
+				return nil, fmt.Errorf("bench mountbatch: mounting with %s: %w", mode, err)
+			}
+			for _, l := range loads {
+				row, err := mountBatchPoint(&cfg, t, mode, l, in.DMs+in.KMs)
+				if err != nil {
+					t.unmount()
+					return nil, fmt.Errorf("bench mountbatch: %s, load %s: %w", mode, l.Name, err)
 				}
-				means[l.Name][mode] = m
+				row["placement"] = g.placement.String()
+				rep.Rows = append(rep.Rows, row)
+				if m, ok := row["read_mean_ms"].(float64); ok {
+					if means[l.Name] == nil {
+						means[l.Name] = map[string]float64{}
+					}
+					means[l.Name][mode] = m
+				}
+				prog.Step(fmt.Sprintf("%s, load %s", mode, l.Name))
 			}
-			prog.Step(fmt.Sprintf("%s, load %s", mode, l.Name))
-		}
-		if err := t.unmount(); err != nil {
-			return nil, fmt.Errorf("bench mountbatch: unmounting after %s: %w", mode, err)
-		}
-		if err := checkImage(t.img); err != nil {
-			return nil, fmt.Errorf("bench mountbatch: after %s: %w", mode, err)
+			if err := t.unmount(); err != nil {
+				return nil, fmt.Errorf("bench mountbatch: unmounting after %s: %w", mode, err)
+			}
+			if err := checkImage(t.img); err != nil {
+				return nil, fmt.Errorf("bench mountbatch: after %s: %w", mode, err)
+			}
 		}
 	}
 	for _, l := range cfg.Loads {
@@ -198,6 +235,26 @@ func MountBatch(cfg MountBatchConfig) (*Report, error) {
 	}
 	return rep, nil
 }
+
+// mountBatchImage makes t's image with the given placement and writes its
+// read file (and, for in-place loads, the file their writer overwrites).
+func mountBatchImage(cfg *MountBatchConfig, t *vlfsTarget, p vld.Placement, updates bool) error {
+	pc := PeersConfig{Model: cfg.Model, Sizes: PeersSizes{ImageBytes: cfg.ImageBytes}, SparseImages: true, Placement: p}
+	if err := mkfsVLFS(pc, t.img); err != nil {
+		return err
+	}
+	if err := os.Mkdir(t.mnt, 0o755); err != nil {
+		return err
+	}
+	names := []string{"data"}
+	if updates {
+		names = append(names, updateFile)
+	}
+	return fillFiles(t.img, cfg.FileBytes, names...)
+}
+
+// updateFile is the file an in-place load's writer overwrites.
+const updateFile = "u"
 
 func newMountBatchReport(cfg *MountBatchConfig, in disk.CStarInputs) *Report {
 	dp := cfg.Model.Params()
@@ -213,33 +270,35 @@ func newMountBatchReport(cfg *MountBatchConfig, in disk.CStarInputs) *Report {
 		Notes: []string{
 			"through a FUSE mount served in this process on the real-time clock: every device request sleeps the disk model's service time, so the scheduler sees the mount's real queue",
 			"loads A-D are the paper's (open): Poisson reads of random 4 KiB blocks of the read file with O_DIRECT at rho_r / (D + k) per ms, each its own thread; Poisson 4 KiB appends at rho_w / (D + k) per ms by one thread that fsyncs every period_ms; D + k is the one-block service time of formula (4)",
+			"loads A-ip to D-ip are A-D on a second image that places blocks in place (the paper's conventional file system): the writer overwrites random 4 KiB blocks of a file as large as the read file, so each block written out costs a positioning, as the paper's writes do; on the eager image (A-D) a period's appends go out in a few runs near the head",
 			"load S2 (closed): one thread reads back to back while 2 writers append write_bytes and fsync every fsync_bytes as fast as they can; there more reads served means less disk time for the writers",
 			"read_* are the readers' wall-clock response times; write_mb_s counts bytes whose fsync returned within the point; dev_reads: device read requests (the file system's caches answer the rest); unlocked_batches: batches of file data written with the file system's lock released",
 		},
 	}
 }
 
-// fillReadFile writes the read file (random bytes, committed) on the
-// virtual clock, so that making it costs no wall time.
-func fillReadFile(img string, size int64) error {
+// fillFiles writes files of the given names and size (random bytes) into
+// the image and commits them, on the virtual clock, so that making them
+// costs no wall time.
+func fillFiles(img string, size int64, names ...string) error {
 	t := &vlfsTarget{img: img}
 	fs, err := t.open(vlfs.VolumeOptions(vlfs.Options{}), vlfs.Options{})
 	if err != nil {
 		return err
 	}
-	a, err := fs.Create(vlfs.RootIno, "data", 0o644, 0, 0)
-	if err == nil {
-		buf := make([]byte, 1<<20)
-		rng := rand.New(rand.NewSource(1))
+	buf := make([]byte, 1<<20)
+	rng := rand.New(rand.NewSource(1))
+	for _, name := range names {
+		a, err := fs.Create(vlfs.RootIno, name, 0o644, 0, 0)
 		for off := int64(0); off < size && err == nil; off += int64(len(buf)) {
 			rng.Read(buf)
 			_, err = fs.Write(a.Ino, off, buf[:min(int64(len(buf)), size-off)])
 		}
+		if err != nil {
+			return errors.Join(err, fs.Close())
+		}
 	}
-	if err == nil {
-		err = fs.Fsync(a.Ino, false)
-	}
-	return errors.Join(err, fs.Close())
+	return errors.Join(fs.Sync(), fs.Close())
 }
 
 // checkImage runs the file system's check on the unmounted image.
@@ -293,10 +352,15 @@ func mountBatchPoint(cfg *MountBatchConfig, t *vlfsTarget, mode string, l MountL
 			})
 		}
 	} else {
-		writers = 1
 		run(func() { res.add(openReads(data, cfg.FileBytes, l.RhoR/serviceMs, stop, cfg.Seed)) })
+		w := openWriter{rate: l.RhoW / serviceMs, periodMs: cfg.PeriodMs, stop: stop, seed: cfg.Seed + 1}
+		if l.InPlace {
+			w.path, w.size = filepath.Join(t.mnt, updateFile), cfg.FileBytes
+		} else {
+			writers, w.path = 1, writerPath(t, 0)
+		}
 		run(func() {
-			fs, n, err := openAppends(writerPath(t, 0), l.RhoW/serviceMs, cfg.PeriodMs, stop, cfg.Seed+1)
+			fs, n, err := w.run()
 			res.add(nil, fs, n, err)
 		})
 	}
@@ -432,53 +496,72 @@ func directRead(f *os.File, buf []byte, off int64) (float64, error) {
 	return float64(time.Since(t0)) / 1e6, nil
 }
 
-// openAppends appends 4 KiB blocks to a new file at path arriving as a
-// Poisson process of rate per ms, and fsyncs every periodMs, until stop.
-// It returns each fsync's time in ms and the bytes made durable by fsyncs
-// that returned before stop.
-func openAppends(path string, rate, periodMs float64, stop time.Time, seed int64) ([]float64, int64, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+// openWriter is an open load's writer: 4 KiB writes arriving as a
+// Poisson process of rate per ms, and an fsync every periodMs, until
+// stop. With size 0 it appends to a new file at path; otherwise it
+// overwrites random blocks of the existing file of that size.
+type openWriter struct {
+	path           string
+	size           int64
+	rate, periodMs float64
+	stop           time.Time
+	seed           int64
+}
+
+// run returns each fsync's time in ms and the bytes made durable by
+// fsyncs that returned before stop.
+func (w openWriter) run() ([]float64, int64, error) {
+	flags := os.O_WRONLY
+	if w.size == 0 {
+		flags |= os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(w.path, flags, 0o644)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	rng := rand.New(rand.NewSource(seed))
+	rng := rand.New(rand.NewSource(w.seed))
 	buf := make([]byte, 4096)
 	rng.Read(buf)
 	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
 	var written, durable int64
 	var fsyncs []float64
 	now := time.Now()
-	nextW, nextS := now.Add(ms(rng.ExpFloat64()/rate)), now.Add(ms(periodMs))
-	if rate <= 0 {
-		nextW = stop
+	nextW, nextS := now.Add(ms(rng.ExpFloat64()/w.rate)), now.Add(ms(w.periodMs))
+	if w.rate <= 0 {
+		nextW = w.stop
 	}
 	for {
 		next := nextS
 		if nextW.Before(next) {
 			next = nextW
 		}
-		if !next.Before(stop) {
+		if !next.Before(w.stop) {
 			return fsyncs, durable, nil
 		}
 		time.Sleep(time.Until(next))
 		if next == nextW {
-			if _, err := f.Write(buf); err != nil {
+			if w.size == 0 {
+				_, err = f.Write(buf)
+			} else {
+				_, err = f.WriteAt(buf, rng.Int63n(w.size/4096)*4096)
+			}
+			if err != nil {
 				return fsyncs, durable, err
 			}
 			written += int64(len(buf))
-			nextW = nextW.Add(ms(rng.ExpFloat64() / rate))
+			nextW = nextW.Add(ms(rng.ExpFloat64() / w.rate))
 			continue
 		}
-		t0, w := time.Now(), written
+		t0, n := time.Now(), written
 		if err := f.Sync(); err != nil {
 			return fsyncs, durable, err
 		}
 		fsyncs = append(fsyncs, float64(time.Since(t0))/1e6)
-		if time.Now().Before(stop) {
-			durable = w
+		if time.Now().Before(w.stop) {
+			durable = n
 		}
-		nextS = nextS.Add(ms(periodMs))
+		nextS = nextS.Add(ms(w.periodMs))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/profile"
 )
@@ -57,6 +58,8 @@ type PeersConfig struct {
 	Rounds int
 	// FSVersion is the vlfs image's file-system version (0: mkfs's default).
 	FSVersion uint32
+	// Placement is the vlfs image's block placement (0: eager).
+	Placement vld.Placement
 	Logf      func(format string, args ...any) // progress (stderr)
 }
 

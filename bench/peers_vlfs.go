@@ -105,7 +105,7 @@ func mkfsVLFS(cfg PeersConfig, img string) error {
 	if err != nil {
 		return err
 	}
-	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model, Version: cfg.FSVersion}); err != nil {
+	if err := vlfs.Mkfs(dev, vlfs.MkfsOptions{Model: cfg.Model, Version: cfg.FSVersion, Placement: cfg.Placement}); err != nil {
 		dev.Close()
 		return fmt.Errorf("vlfs mkfs: %w", err)
 	}

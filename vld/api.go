@@ -73,7 +73,16 @@ type Options struct {
 	LogWindow float64
 	// Batch is the write-batching policy of the request scheduler
 	// (vld/sched); the zero value is FIFO, each request served whole.
+	// Volumes that do not place eagerly serve FIFO whatever it says (the
+	// placement baselines are measured without batching), but for
+	// BatchInPlace.
 	Batch sched.Batch
+	// BatchInPlace lets an in-place volume batch its writes as Batch says:
+	// the batching paper's own setting, a conventional file system whose
+	// delayed writes go home in batches with reads served between them.
+	// Each block still goes to its home (the hints of every request in a
+	// batch are kept, batchHints).
+	BatchInPlace bool
 	// Head is the head model: nil is the simulated head (the oracle, exact
 	// geometry and position); a measured profile places writes by its skip
 	// x think-time table instead (head_profile.go, docs/profiled-head.md).

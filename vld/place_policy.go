@@ -91,7 +91,7 @@ func (v *Volume) initPlacement() error {
 		return fmt.Errorf("open: superblock placement %d: %w", p, ErrCorrupt)
 	}
 	v.place.policy = p
-	if p == PlaceEager {
+	if p == PlaceEager || p == PlaceInPlace && v.opts.BatchInPlace {
 		return nil
 	}
 	v.sched = sched.New[*request](sched.Batch{}, 0)

@@ -197,10 +197,7 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 	if first := u.Pieces[0].R; first.Fixed {
 		runs = []run{{start: int64(first.addr) + int64(first.Sent), n: n}}
 	} else {
-		if len(u.Pieces) == 1 { // a whole request (FIFO): its hints apply
-			p := u.Pieces[0]
-			v.hintLocked(WriteOpts{Near: sliceOf(p.R.near, p.R.Sent, p.N), Replaces: sliceOf(p.R.rep, p.R.Sent, p.N)}, p.N)
-		}
+		v.hintLocked(batchHints(u), n)
 		var err error
 		if runs, err = v.placeEagerLocked(n); err != nil {
 			return v.failUnitLocked(u, err), nil
@@ -235,6 +232,36 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 	}
 	v.sched.Finish()
 	return served, nil
+}
+
+// batchHints joins the placement hints of a batch's pieces block by block
+// (a piece without hints contributes none: zero, no home), so that a policy
+// that places by hints (in place) places each block of a batch of several
+// requests as it would the requests one by one. Eager placement ignores
+// them.
+func batchHints(u unit) WriteOpts {
+	if len(u.Pieces) == 1 {
+		p := u.Pieces[0]
+		return WriteOpts{Near: sliceOf(p.R.near, p.R.Sent, p.N), Replaces: sliceOf(p.R.rep, p.R.Sent, p.N)}
+	}
+	var near []Addr
+	var rep []bool
+	hinted := false
+	for _, p := range u.Pieces {
+		pn, pr := sliceOf(p.R.near, p.R.Sent, p.N), sliceOf(p.R.rep, p.R.Sent, p.N)
+		hinted = hinted || pn != nil
+		if pn == nil {
+			pn = make([]Addr, p.N)
+		}
+		if pr == nil {
+			pr = make([]bool, p.N)
+		}
+		near, rep = append(near, pn...), append(rep, pr...)
+	}
+	if !hinted {
+		return WriteOpts{}
+	}
+	return WriteOpts{Near: near, Replaces: rep}
 }
 
 // failUnitLocked ends the requests of a batch that could not be placed.

@@ -27,6 +27,7 @@ type mountArgs struct {
 	opts       []string // -o values, in order
 	clock      string
 	batch      string
+	batchSet   bool // --batch given: an in-place image batches too
 	head       string
 	compactor  string // on or off (mount_compactor.go)
 	placement  string // "" or the placement the image must have (fixed at mkfs)
@@ -78,7 +79,7 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 	fl.SetOutput(stderr)
 	fl.Var((*optionList)(&a.opts), "o", "comma-separated mount options (see docs/mounting.md): ro, allow_other, clock=real, ...")
 	fl.StringVar(&a.clock, "clock", "virtual", "simulated disk time: virtual (nothing sleeps) or real (each request sleeps its service time)")
-	fl.StringVar(&a.batch, "batch", "auto", "write batching: auto (c* blocks, reads first between batches), auto-track, segment, fifo, or N blocks")
+	fl.StringVar(&a.batch, "batch", "auto", "write batching: auto (c* blocks, reads first between batches), auto-track, segment, fifo, or N blocks; an in-place image serves FIFO unless this is given")
 	fl.StringVar(&a.head, "head", "sim", "head model: sim (the simulated head) or profile:FILE (a profile from vlfs profile)")
 	fl.StringVar(&a.placement, "placement", "", "check that the image was made with this placement (eager, inplace, lfs, range); placement is fixed at mkfs, a mismatch is refused")
 	fl.StringVar(&a.compactor, "compactor", "on", "idle-time compactor: on or off (docs/compactor.md)")
@@ -106,6 +107,7 @@ func parseMountArgs(args []string, stderr io.Writer) (*mountArgs, int) {
 		return nil, exitUsage
 	}
 	a.image, a.dir = pos[0], pos[1]
+	fl.Visit(func(f *flag.Flag) { a.batchSet = a.batchSet || f.Name == "batch" })
 	if _, err := vld.ParsePlacement(a.placement); err != nil {
 		fmt.Fprintf(stderr, "vlfs mount: --placement: %v\n", err)
 		return nil, exitUsage
@@ -213,7 +215,7 @@ func (a *mountArgs) applyOptions() error {
 	if err != nil {
 		return fmt.Errorf("--batch: %w", err)
 	}
-	a.vol.Batch = b
+	a.vol.Batch, a.vol.BatchInPlace = b, a.batchSet
 	if a.vol.Head, err = parseHead(a.head); err != nil {
 		return err
 	}
