@@ -85,7 +85,7 @@ func drawBatch(rs *results, dir string) (section, error) {
 		s.images = append(s.images, img)
 		s.verdict = append(s.verdict, verdict...)
 		s.sources = append(s.sources, sources(ms[0])...)
-		mountNote = " Last figure: the same three policies through a FUSE mount on the real-time clock (vlfs bench mountbatch: the paper's loads A-D as open Poisson readers and writers, S2 two streaming writers beside one back-to-back reader), wall clock."
+		mountNote = " Last figure: the same three policies through a FUSE mount on the real-time clock (vlfs bench mountbatch: the paper's loads A-D as open Poisson readers and appending writers on an eager image, S2 two streaming writers beside one back-to-back reader, and A-ip to D-ip, the paper's loads on an image placing in place with the writer overwriting random blocks, the paper's own setting), wall clock."
 	}
 	d, _ := r.diskParam("", "d_ms")
 	s.caption = fmt.Sprintf("Points: our event simulation of the paper's model on its hypothetical disk (preset carson-setia); dashed: formula (4), which is how the paper draws its curves. Our formula uses the disk's own D = %.2f ms (seek over random cylinder pairs + mean rotation), not the paper's 23.75 ms, so our c* is %.2f where the paper's is 6.17; both are marked.%s Then the real VLD scheduler on the virtual clock, c* batching with read priority against whole-segment batching and FIFO (not in the paper). Simulated clock.%s", d, cstar, burstyNote, mountNote)
