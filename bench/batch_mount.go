@@ -265,7 +265,7 @@ func newMountBatchReport(cfg *MountBatchConfig, in disk.CStarInputs) *Report {
 			"image_bytes": cfg.ImageBytes, "file_bytes": cfg.FileBytes, "duration_s": cfg.Duration.Seconds(),
 			"period_ms": cfg.PeriodMs, "write_bytes": cfg.WriteBytes, "fsync_bytes": cfg.FsyncBytes, "seed": cfg.Seed,
 		},
-		Columns: []string{"load", "mode", "rho_r", "rho_w", "writers", "batch_blocks", "reads", "read_mean_ms", "read_p50_ms", "read_p99_ms",
+		Columns: []string{"load", "mode", "placement", "rho_r", "rho_w", "writers", "batch_blocks", "reads", "read_mean_ms", "read_p50_ms", "read_p99_ms",
 			"write_mb_s", "fsyncs", "fsync_mean_ms", "dev_reads", "unlocked_batches"},
 		Notes: []string{
 			"through a FUSE mount served in this process on the real-time clock: every device request sleeps the disk model's service time, so the scheduler sees the mount's real queue",
