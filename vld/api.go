@@ -47,9 +47,10 @@ type Options struct {
 	// AcceptLoss (a repair's open): when the newest log entry a clean stop
 	// named is damaged, recover the state before the last commit instead
 	// of refusing the volume, and say so (RecoveryInfo.RootDamaged); and
-	// when the pieces rebuilt after a clean stop differ from the tail's
-	// digest (a damaged older live entry), take the older versions and say
-	// so (RecoveryInfo.PiecesLost).
+	// when the pieces rebuilt differ from the tail's digest after a clean
+	// stop, or from the newest commit's live-set digest after a crash (a
+	// damaged older live entry), take the older versions and say so
+	// (RecoveryInfo.PiecesLost).
 	AcceptLoss bool
 	// KeepLog makes Close stop as builds before piece copies did: the
 	// tail names the log's root and no checkpoint at rest copies the

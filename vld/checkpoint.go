@@ -188,7 +188,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 				v.alloc.MarkFree(int64(a))
 			}
 		}
-		g.cur[p] = l
+		g.setCur(p, l)
 		v.stats.PieceCopies += 2
 	}
 	for s, e := range g.entries {
@@ -199,7 +199,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	}
 	for p, l := range g.cur {
 		l.inCkpt = true
-		g.cur[p] = l
+		g.setCur(p, l)
 	}
 	g.root = ondisk.Ref{}
 	g.sinceCkpt = 0

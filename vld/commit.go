@@ -208,6 +208,7 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 	v.commit.order = order
 	g := v.log
 	groupSeq, prevRoot := g.nextSeq, g.root
+	live := g.liveAfter(order, groupSeq)
 	var freed []Addr
 	blocks := v.commit.entryBlocks(len(order), v.bs)
 	if len(order) > 0 {
@@ -229,6 +230,7 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 		e := ondisk.Entry{
 			UUID: v.sb.UUID, Seq: ref.Seq, GroupSeq: groupSeq, GroupCount: uint32(len(order)),
 			Piece: p, PrevRoot: prevRoot, Ptrs: ptrs, Payload: payload,
+			HasLive: true, Live: live,
 		}
 		k := min(ondisk.MaxCovers(v.bs, len(ptrs)), len(covers))
 		e.Covers, covers = covers[:k], covers[k:]

@@ -155,7 +155,7 @@ func (v *Volume) dropLostCopies() {
 			l.ref.Addr = l.pair
 		}
 		l.pair = 0
-		g.cur[lc.piece] = l
+		g.setCur(lc.piece, l)
 		g.pinned = append(g.pinned, lc.addr)
 		v.recovery.PieceCopiesDamaged++
 	}

@@ -37,6 +37,9 @@ func (v *Volume) recover() error {
 	if err := v.checkDigest(); err != nil {
 		return err
 	}
+	if err := v.checkLive(root); err != nil {
+		return err
+	}
 	for p, de := range named {
 		if g.cur[p].ref != de.At {
 			g.pinned = append(g.pinned, locOf(de).blocks()...)
@@ -188,7 +191,7 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.DirEntr
 				return nil, fmt.Errorf("open: checkpoint %d: piece %d at block %d: out of range or shared: %w", ck.Seq, p, a, ErrCorrupt)
 			}
 		}
-		g.cur[p] = l
+		g.setCur(p, l)
 		g.payload[p] = payload
 	}
 	g.dirBlocks = append(slices.Clone(ck.DirBlocks), ck.DirCopies...)
@@ -233,6 +236,29 @@ func (v *Volume) checkDigest() error {
 	if !v.opts.AcceptLoss {
 		return fmt.Errorf("open: %d pieces rebuilt from the log where the clean stop had %d (digest %#08x, tail %#08x): a live log entry is damaged and what it held would read as an older state; vlfs fsck --repair recovers what remains: %w",
 			n, t.Pieces, d, t.Digest, ErrCorrupt)
+	}
+	v.recovery.PiecesLost = true
+	return nil
+}
+
+// checkLive compares the pieces the walk made current with the live-set
+// digest the root's group carries (ondisk.Entry.Live): after a crash there
+// is no clean stop's tail to compare with (checkDigest), and the walk takes
+// a live entry that does not read for one the running volume recycled, so
+// what it held would silently read as an older state. A mismatch refuses
+// the volume naming repair, or, accepting the loss, says so as
+// checkDigest does. Entries written before the digest carry none.
+func (v *Volume) checkLive(root ondisk.Ref) error {
+	if root.IsZero() || v.recovery.RootDamaged {
+		return nil
+	}
+	e, err := v.readEntry(root)
+	if err != nil || !e.HasLive || e.Live == v.log.live {
+		return nil // the walk read the root already: err is not expected here
+	}
+	if !v.opts.AcceptLoss {
+		return fmt.Errorf("open: the pieces rebuilt from the log do not match the live-set digest of the newest commit (seq %d: %#016x, rebuilt %#016x): a live log entry is damaged and what it held would read as an older state; vlfs fsck --repair recovers what remains: %w",
+			root.Seq, e.Live, v.log.live, ErrCorrupt)
 	}
 	v.recovery.PiecesLost = true
 	return nil
@@ -317,7 +343,7 @@ func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) error {
 		g.entries[r.Seq] = &logEntry{ref: r, piece: e.Piece, ptrs: e.Ptrs}
 		v.recovery.Entries++
 		if cur, ok := g.cur[e.Piece]; !ok || cur.ref.Seq < r.Seq {
-			g.cur[e.Piece] = pieceLoc{ref: r}
+			g.setCur(e.Piece, pieceLoc{ref: r})
 			g.payload[e.Piece] = e.Payload
 		}
 		stack = append(stack, e.Ptrs...)

@@ -49,7 +49,10 @@ func (l pieceLoc) redundant() bool { return l.copies && l.pair != 0 }
 type vlog struct {
 	entries map[uint64]*logEntry // present entries, by sequence number
 	root    ondisk.Ref
-	cur     map[uint32]pieceLoc
+	cur     map[uint32]pieceLoc // changed through setCur only
+	// live is the XOR of ondisk.LiveHash over cur's versions (setCur): the
+	// live-set digest each entry carries, kept in O(1) per change.
+	live uint64
 	payload map[uint32][]byte
 	nextSeq uint64
 	// sinceCkpt counts entries written since the checkpoint (the tree may
@@ -86,6 +89,28 @@ type vlog struct {
 func newVlog() *vlog {
 	return &vlog{entries: map[uint64]*logEntry{}, cur: map[uint32]pieceLoc{}, payload: map[uint32][]byte{}, nextSeq: 1,
 		seen: map[uint64]bool{}, sub: map[uint64]bool{}}
+}
+
+// setCur makes l the current version of piece p, keeping live.
+func (g *vlog) setCur(p uint32, l pieceLoc) {
+	if old, ok := g.cur[p]; ok {
+		g.live ^= ondisk.LiveHash(p, old.ref.Seq)
+	}
+	g.live ^= ondisk.LiveHash(p, l.ref.Seq)
+	g.cur[p] = l
+}
+
+// liveAfter is live once the pieces of order get the consecutive sequence
+// numbers from seq on (a group about to be logged).
+func (g *vlog) liveAfter(order []uint32, seq uint64) uint64 {
+	d := g.live
+	for i, p := range order {
+		if old, ok := g.cur[p]; ok {
+			d ^= ondisk.LiveHash(p, old.ref.Seq)
+		}
+		d ^= ondisk.LiveHash(p, seq+uint64(i))
+	}
+	return d
 }
 
 // isLive reports whether e is the current version of its piece.
@@ -145,7 +170,7 @@ func (g *vlog) add(piece uint32, ref ondisk.Ref) (ptrs []ondisk.Ref, freed []Add
 	} else if had {
 		obs = g.entries[old.ref.Seq]
 	}
-	g.cur[piece] = pieceLoc{ref: ref}
+	g.setCur(piece, pieceLoc{ref: ref})
 	skip := uint64(0)
 	if obs != nil {
 		skip = obs.ref.Seq

@@ -115,9 +115,10 @@ type RecoveryInfo struct {
 	// RootDamaged: the newest entry a clean stop named did not read, and
 	// (Options.AcceptLoss) the state before its commit was recovered.
 	RootDamaged bool
-	// PiecesLost: after a clean stop, the pieces the log walk rebuilt
-	// differ from the tail's digest of them (a live entry did not read),
-	// and (Options.AcceptLoss) the older versions were taken.
+	// PiecesLost: the pieces the log walk rebuilt differ from the tail's
+	// digest of them after a clean stop, or from the live-set digest of
+	// the newest commit after a crash (a live entry did not read), and
+	// (Options.AcceptLoss) the older versions were taken.
 	PiecesLost    bool
 	CheckpointSeq uint64
 	WallMs        float64

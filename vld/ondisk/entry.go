@@ -29,14 +29,14 @@ type Cover struct {
 //	8      2    format version
 //	10     2    number of back pointers (p <= 16)
 //	12     2    number of covers (c)
-//	14     2    reserved
+//	14     2    flags (EntryHasLive); zero in entries written before them
 //	16     16   volume UUID
 //	32     8    sequence number
 //	40     8    group: sequence number of its first entry
 //	48     4    group: number of entries
 //	52     4    piece number
 //	56     16   root before this group (addr, seq); zero if none
-//	72     8    reserved
+//	72     8    live-set digest after the group (with EntryHasLive)
 //	80     16p  back pointers (addr u64, seq u64)
 //	..     12c  covers (addr u64, crc u32)
 //	bs-4-P P    payload (P = PayloadSize(bs))
@@ -51,6 +51,28 @@ type Entry struct {
 	Ptrs       []Ref
 	Covers     []Cover
 	Payload    []byte // exactly PayloadSize(bs) bytes after decoding
+	// HasLive says Live is set: the LiveDigest of every piece's current
+	// version once this entry's group is applied, so that recovery can
+	// tell a live entry that does not read from a recycled one.
+	HasLive bool
+	Live    uint64
+}
+
+// EntryHasLive is the entry flag saying the live-set digest is set.
+const EntryHasLive = 1 << 0
+
+// LiveHash is one piece version's share of a live-set digest: the digest
+// of a set of versions is the XOR of their hashes, so that a commit updates
+// it in O(1) per piece (out with the old version, in with the new). A
+// splitmix64 finaliser over the piece number and sequence number. Wire
+// definition.
+func LiveHash(piece uint32, seq uint64) uint64 {
+	x := seq ^ uint64(piece)*0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 const (
@@ -79,6 +101,10 @@ func (e *Entry) Encode(b []byte) error {
 	le.PutUint16(b[8:], FormatVersion)
 	le.PutUint16(b[10:], uint16(len(e.Ptrs)))
 	le.PutUint16(b[12:], uint16(len(e.Covers)))
+	if e.HasLive {
+		le.PutUint16(b[14:], EntryHasLive)
+		le.PutUint64(b[72:], e.Live)
+	}
 	copy(b[16:32], e.UUID[:])
 	le.PutUint64(b[32:], e.Seq)
 	le.PutUint64(b[40:], e.GroupSeq)
@@ -111,9 +137,17 @@ func DecodeEntry(b []byte) (*Entry, error) {
 	if np > MaxPtrs || nc > MaxCovers(bs, np) {
 		return nil, fmt.Errorf("log entry: %d pointers, %d covers: %w", np, nc, ErrCorrupt)
 	}
+	flags := le.Uint16(b[14:])
+	if flags&^EntryHasLive != 0 {
+		return nil, fmt.Errorf("log entry: unknown flags %#x: %w", flags, ErrCorrupt)
+	}
 	e := &Entry{
 		Seq: le.Uint64(b[32:]), GroupSeq: le.Uint64(b[40:]), GroupCount: le.Uint32(b[48:]),
 		Piece: le.Uint32(b[52:]), PrevRoot: getRef(b[56:]),
+		HasLive: flags&EntryHasLive != 0,
+	}
+	if e.HasLive {
+		e.Live = le.Uint64(b[72:]) // else reserved: whatever it holds means nothing
 	}
 	copy(e.UUID[:], b[16:32])
 	if e.GroupCount == 0 || e.GroupSeq > e.Seq || e.Seq-e.GroupSeq >= uint64(e.GroupCount) {

@@ -30,8 +30,20 @@ func TestRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	e2, err := DecodeEntry(b)
-	if err != nil || e2.Seq != 42 || e2.Piece != 7 || len(e2.Ptrs) != 2 || e2.Covers[0] != e.Covers[0] || !bytes.Equal(e2.Payload, e.Payload) || e2.PrevRoot != e.PrevRoot {
+	if err != nil || e2.Seq != 42 || e2.Piece != 7 || len(e2.Ptrs) != 2 || e2.Covers[0] != e.Covers[0] || !bytes.Equal(e2.Payload, e.Payload) || e2.PrevRoot != e.PrevRoot || e2.HasLive {
 		t.Fatalf("entry: %+v %v", e2, err)
+	}
+	e.HasLive, e.Live = true, 0x0123456789abcdef
+	if err := e.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	if e2, err = DecodeEntry(b); err != nil || !e2.HasLive || e2.Live != e.Live {
+		t.Fatalf("entry with a live-set digest: %+v %v", e2, err)
+	}
+	b[14] |= 2 // a flag this version does not know
+	seal(b)
+	if _, err := DecodeEntry(b); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("entry with an unknown flag: %v, want ErrCorrupt", err)
 	}
 
 	c := &Checkpoint{UUID: testUUID, Seq: 3, LogSeq: 10, NextSeq: 11, WindowStart: 5, WindowTracks: 64, NumPieces: 2, DirBlocks: []uint64{77}}

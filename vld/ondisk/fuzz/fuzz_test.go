@@ -38,6 +38,7 @@ func FuzzDecodeEntry(f *testing.F) {
 			Ptrs:     []ondisk.Ref{{Addr: 10, Seq: 40}, {Addr: 11, Seq: 30}},
 			Covers:   []ondisk.Cover{{Addr: 500, CRC: 0xdeadbeef}},
 			Payload:  bytes.Repeat([]byte{0xab}, ondisk.PayloadSize(bs)),
+			HasLive:  true, Live: 0x0123456789abcdef,
 		}).Encode(b)
 	})
 }
