@@ -5,9 +5,15 @@
 // It owns:
 //   - the volume's use of the eager-writing allocator (package vld/alloc:
 //     free space, the cylinder sweep, the fill threshold of section 4.2 of
-//     the virtual-log paper and the indexes behind it): placing requests as
-//     runs (io.go), marking the blocks the log and the client hold, and the
-//     head models that price a choice (head.go, head_profile.go);
+//     the virtual-log paper and the indexes behind it): marking the blocks
+//     the log and the client hold, and the head models that price a choice
+//     (head.go, head_profile.go, head_range.go);
+//   - the choice of placement policy (placement.go: Placement, kept in the
+//     superblock) and placing through it (placeLocked), with the client's
+//     hints; the policies themselves (eager, in place, range writes, the
+//     LFS log) are package vld/place's, behind place.Policy. The order of
+//     queued range writes (sched_range.go) stays here: it walks the
+//     volume's request queue;
 //   - the head model and the two clocks (clock.go);
 //   - serving the request scheduler (package vld/sched: the batching
 //     policies and the read and write queues): the synchronous and
@@ -34,14 +40,15 @@
 // the pieces.
 //
 // Subpackages: disk (geometry and timing), device, ondisk (formats),
-// profile (measured head profiles), rangedisk, and alloc and sched, which
-// import only disk: the root imports them, never the reverse.
+// profile (measured head profiles), rangedisk, alloc and sched, which
+// import only disk, and place, which imports only alloc, disk, ondisk and
+// rangedisk: the root imports them, never the reverse.
 //
 // Lock order: LogicalDisk.mu before Volume.commitMu before Volume.mu
 // (LogicalDisk.Sync and WriteSync commit with LogicalDisk.mu held, so that
 // no relocation slips between encoding the map and committing it). The
-// allocator and the scheduler have no lock of their own: Volume.mu guards
-// them.
+// allocator, the scheduler and the placement policy have no lock of their
+// own: Volume.mu guards them.
 // Functions whose names end in Locked need their receiver's mu held.
 // On the real-time clock a request served from the scheduler's queue does
 // not sleep its service time under Volume.mu: its caller waits for the

@@ -71,7 +71,7 @@ func TestProfiledHeadChoose(t *testing.T) {
 	ovh := m.overheadMs(true)
 	pick := func(startMs float64, n int, w alloc.Window) int64 {
 		t.Helper()
-		return ph.choose(a, disk.Head{Cyl: 1000}, startMs, n, w).Block // the head position must not matter
+		return ph.Choose(a, disk.Head{Cyl: 1000}, startMs, n, w).Block // the head position must not matter
 	}
 	at := func(think float64) float64 { return 10 + think + ovh }
 	cases := []struct {
@@ -114,8 +114,8 @@ func TestProfiledHeadChoose(t *testing.T) {
 	})
 	t.Run("a later run of the same request follows the first", func(t *testing.T) {
 		ph.plan = plannedRun{}
-		first := ph.choose(a, disk.Head{}, at(0), 4, alloc.Window{})
-		second := ph.choose(a, disk.Head{}, at(0)+first.Cost+1, 1, alloc.Window{})
+		first := ph.Choose(a, disk.Head{}, at(0), 4, alloc.Window{})
+		second := ph.Choose(a, disk.Head{}, at(0)+first.Cost+1, 1, alloc.Window{})
 		if first.Block != 103 || second.Block != 103+4+3 {
 			t.Fatalf("runs at %d and %d, want 103 and 110", first.Block, second.Block)
 		}
@@ -139,12 +139,12 @@ func TestProfiledHeadAvoidsEmpty(t *testing.T) {
 	}
 	ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
 	a.SetAvoidEmpty(true)
-	got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block
+	got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block
 	if tr := ph.m.l.TrackOf(got); got < 0 || a.TrackFree(tr) == a.TrackCap(tr) {
 		t.Fatalf("chose block %d on track %d, an empty track, with avoid-empty on", got, tr)
 	}
 	a.SetAvoidEmpty(false)
-	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 130 {
+	if got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 130 {
 		t.Fatalf("avoid-empty off: chose %d, want the cheapest, 130", got)
 	}
 }
@@ -163,7 +163,7 @@ func TestProfiledHeadFillsActiveTrackFirst(t *testing.T) {
 		}
 		a.NoteWrite(3)
 		ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
-		if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != c.want {
+		if got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != c.want {
 			t.Errorf("threshold %v: chose %d, want %d", c.threshold, got, c.want)
 		}
 	}
@@ -282,7 +282,7 @@ func BenchmarkProfiledHeadDecision(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		c := ph.choose(a, disk.Head{}, m.now+0.1, 1, alloc.Window{})
+		c := ph.Choose(a, disk.Head{}, m.now+0.1, 1, alloc.Window{})
 		lat = append(lat, time.Since(t0))
 		a.MarkUsed(c.Block)
 		for {
@@ -309,7 +309,7 @@ func TestProfiledHeadRealClockThinkTime(t *testing.T) {
 	m.start = time.Now().Add(-11 * time.Millisecond) // the wall clock is 1 ms past the last request's end
 	// 106 is the think-1-ms skip (109 if the test was slow by 0.5 ms);
 	// the stale simulated clock would say think 0, skip 103.
-	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 106 && got != 109 {
+	if got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 106 && got != 109 {
 		t.Fatalf("chose %d, want 106", got)
 	}
 }
@@ -361,7 +361,7 @@ func flatProfileCase(t *testing.T, seed int64) {
 		m.last = lastIO{end: 100, endMs: 10, seq: 1}
 		for k := 0; k < 3; k++ {
 			ph.plan = plannedRun{} // each choice is a new request's
-			got := ph.choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, alloc.Window{}).Block
+			got := ph.Choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, alloc.Window{}).Block
 			if got != c.want {
 				t.Errorf("seed %d (replay: -vld.seed %d): spread %v, think %d ms: chose block %d, want %d", seed, seed, c.spread, k, got, c.want)
 			}
@@ -415,7 +415,7 @@ func TestSimulatedHeadRealClockLag(t *testing.T) {
 		m.now = 10
 		m.start = time.Now().Add(-time.Duration((m.now + thinkMs) * float64(time.Millisecond)))
 		ovh := m.overheadMs(true)
-		got := simulatedHead{m: m}.choose(a, disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
+		got := simulatedHead{m: m}.Choose(a, disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
 		stale := a.Choose(disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
 		fresh := a.Choose(disk.Head{}, m.now+thinkMs+ovh, 1, alloc.Window{}).Block
 		tb := int64(l.TrackBlocks(0))

@@ -133,7 +133,7 @@ func (d *LogicalDisk) CleanSegments() (clean, total int64) {
 	v := d.v
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.place.lfs.cleanCount(), v.place.lfs.numSegments()
+	return v.place.lfs.CleanCount(), v.place.lfs.Segments()
 }
 
 // noteClientLocked counts n blocks the client writes and cleans first if
@@ -201,7 +201,7 @@ func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]
 		}
 		return cands[i].score > cands[j].score
 	})
-	seg := d.v.place.lfs.seg
+	seg := d.v.place.lfs.SegmentBlocks()
 	room := max(clean-1, 0) * seg
 	out := cands[:1] // always one: the reserve takes it if need be
 	moved := int64(len(cands[0].live))
@@ -225,12 +225,12 @@ func (d *LogicalDisk) candidatesLocked(maxUtil float64) []segCand {
 	defer v.mu.Unlock()
 	l := v.place.lfs
 	var out []segCand
-	for s := int64(0); s < l.numSegments(); s++ {
-		if s == l.cur {
+	for s := int64(0); s < l.Segments(); s++ {
+		if s == l.Current() {
 			continue
 		}
-		lo, hi := l.segRange(s)
-		if hi-lo != l.seg || l.clean(s) {
+		lo, hi := l.Bounds(s)
+		if hi-lo != l.SegmentBlocks() || l.Clean(s) {
 			continue
 		}
 		var live []Movable
@@ -243,11 +243,11 @@ func (d *LogicalDisk) candidatesLocked(maxUtil float64) []segCand {
 			}
 			live = append(live, Movable{Logical: int64(r - 1), Addr: Addr(b)})
 		}
-		u := float64(len(live)) / float64(l.seg)
-		if !ok || u > maxUtil || len(live) == int(l.seg) {
+		u := float64(len(live)) / float64(l.SegmentBlocks())
+		if !ok || u > maxUtil || len(live) == int(l.SegmentBlocks()) {
 			continue
 		}
-		age := v.m.now - l.openedMs[s]
+		age := v.m.now - l.OpenedMs(s)
 		out = append(out, segCand{seg: s, live: live, util: u, score: (1 - u) * (age + 1) / (1 + u)})
 	}
 	return out

@@ -37,11 +37,11 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 		return nil, fmt.Errorf("open: %w: %w", err, ErrInvalid)
 	}
 	v.sched = sched.New[*request](o.Batch, batch)
-	if err := v.initPlacement(); err != nil {
-		return nil, err
-	}
 	if v.head, err = chooseHead(o, v.m, v.bs); err != nil {
 		return nil, fmt.Errorf("open: %w", err)
+	}
+	if err := v.initPlacement(); err != nil {
+		return nil, err
 	}
 	v.buf = make([]byte, v.bs)
 	v.reserve = o.ReserveBlocks

@@ -45,7 +45,7 @@ type Volume struct {
 	m     *mech
 	sched *sched.Scheduler[*request]
 	log   *vlog
-	place placeState // placement policy (place_policy.go)
+	place placeState // placement policy (placement.go, vld/place)
 	phase int
 	// failed is set when a device error leaves memory ahead of the disk;
 	// every later call returns it.
@@ -283,7 +283,7 @@ func (v *Volume) Stats() Stats {
 	}
 	s.AllocDecisions = v.alloc.Decisions()
 	s.AllocNs, s.AllocBlocks = v.alloc.Cost()
-	s.Placement = v.place.policy.String()
+	s.Placement = v.place.kind.String()
 	s.HeadModel = v.HeadModel()
 	s.BatchPolicy, s.BatchBlocks = v.sched.Policy().String(), v.sched.BatchBlocks()
 	s.WriteWall, s.FlushWall = v.wall.write.Snapshot(), v.wall.flush.Snapshot()
