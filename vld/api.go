@@ -30,9 +30,10 @@ type FormatOptions struct {
 	AppData   []byte      // opaque client data kept in the superblock; at most MaxAppData bytes
 	Placement Placement   // how client writes are placed (placement.go); kept in the superblock
 	Progress  func(done, total int64)
-	// homed: the client places every block at a fixed home covering the
-	// whole disk (a logical disk in place), so no superblock copies.
-	homed bool
+	// Homed: the client places every block at a fixed home covering the
+	// whole disk (a logical disk in place, vld/logical), so Format writes
+	// no superblock copies, which would take some of those homes.
+	Homed bool
 }
 
 // Options tune an opened volume. The zero value is the default.

@@ -130,10 +130,7 @@ func (d *LogicalDisk) CleanSegments() (clean, total int64) {
 	if d.place != PlaceLFS {
 		return 0, 0
 	}
-	v := d.v
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.place.lfs.CleanCount(), v.place.lfs.Segments()
+	return d.v.LFSSegmentCount()
 }
 
 // noteClientLocked counts n blocks the client writes and cleans first if
@@ -201,7 +198,7 @@ func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]
 		}
 		return cands[i].score > cands[j].score
 	})
-	seg := d.v.place.lfs.SegmentBlocks()
+	seg := d.v.LFSSegmentBlocks()
 	room := max(clean-1, 0) * seg
 	out := cands[:1] // always one: the reserve takes it if need be
 	moved := int64(len(cands[0].live))
@@ -215,40 +212,29 @@ func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]
 	return out, nil
 }
 
-// candidatesLocked lists the segments that can be cleaned now: not the
-// current one, not clean, every used block a live logical block, and at
-// most maxUtil of it live.
+// candidatesLocked lists the segments that can be cleaned now: those the
+// volume offers (not the current one, not clean, no block freed and not
+// yet released), every used block a live logical block, and at most
+// maxUtil of it live.
 func (d *LogicalDisk) candidatesLocked(maxUtil float64) []segCand {
 	d.buildRevLocked()
-	v := d.v
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	l := v.place.lfs
+	segBlocks := d.v.LFSSegmentBlocks()
 	var out []segCand
-	for s := int64(0); s < l.Segments(); s++ {
-		if s == l.Current() {
-			continue
-		}
-		lo, hi := l.Bounds(s)
-		if hi-lo != l.SegmentBlocks() || l.Clean(s) {
-			continue
-		}
-		var live []Movable
-		ok := true
-		for b := v.alloc.NextUsed(lo, hi); b >= 0; b = v.alloc.NextUsed(b+1, hi) {
+	for _, s := range d.v.LFSSegments() {
+		live := make([]Movable, 0, len(s.Used))
+		for _, b := range s.Used {
 			r := d.mv.rev[b]
-			if r == 0 || d.m[r-1] != uint32(b) || v.pending[Addr(b)] {
-				ok = false
+			if r == 0 || d.m[r-1] != uint32(b) {
 				break
 			}
-			live = append(live, Movable{Logical: int64(r - 1), Addr: Addr(b)})
+			live = append(live, Movable{Logical: int64(r - 1), Addr: b})
 		}
-		u := float64(len(live)) / float64(l.SegmentBlocks())
-		if !ok || u > maxUtil || len(live) == int(l.SegmentBlocks()) {
+		u := float64(len(live)) / float64(segBlocks)
+		if len(live) < len(s.Used) || u > maxUtil || len(live) == int(segBlocks) {
 			continue
 		}
-		age := v.m.now - l.OpenedMs(s)
-		out = append(out, segCand{seg: s, live: live, util: u, score: (1 - u) * (age + 1) / (1 + u)})
+		age := s.AgeMs
+		out = append(out, segCand{seg: s.Index, live: live, util: u, score: (1 - u) * (age + 1) / (1 + u)})
 	}
 	return out
 }

@@ -49,7 +49,7 @@ const logicalAppSize = 9
 // room for every map piece to have a current and a pinned old version.
 func LogicalBlocks(nb int64, bs int) int64 {
 	per := int64((bs * 3 / 4) / 4)
-	usable := nb - 4 - defaultReserve(nb) - 64
+	usable := nb - 4 - DefaultReserve(nb) - 64
 	n := usable * per / (per + 3)
 	if n < 0 {
 		return 0
@@ -81,7 +81,7 @@ func FormatLogicalPlaced(dev device.Device, fo FormatOptions, place Placement) e
 	if place == PlaceLFS {
 		fo.Placement = PlaceLFS // the volume appends the blocks as a log
 	}
-	fo.homed = place == PlaceInPlace
+	fo.Homed = place == PlaceInPlace
 	fo.AppData = append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place))
 	return Format(dev, fo)
 }

@@ -46,7 +46,7 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 	v.buf = make([]byte, v.bs)
 	v.reserve = o.ReserveBlocks
 	if v.reserve <= 0 {
-		v.reserve = defaultReserve(int64(v.sb.NumBlocks))
+		v.reserve = DefaultReserve(int64(v.sb.NumBlocks))
 	}
 	for _, a := range fixedAddrs() {
 		v.alloc.MarkUsed(int64(a))

@@ -324,7 +324,11 @@ func (v *Volume) checkAddr(a Addr) error {
 	return nil
 }
 
-func defaultReserve(nb int64) int64 {
+// DefaultReserve is how many blocks a volume of nb blocks keeps back from
+// data writes when Options.ReserveBlocks is 0: 1 %, at least 32 and at
+// most 8192 blocks, and never more than a quarter of the volume. A client
+// sizing its address space (vld/logical) leaves them out.
+func DefaultReserve(nb int64) int64 {
 	r := nb / 100
 	if r < 32 {
 		r = 32
