@@ -3,9 +3,9 @@ package vld
 import "github.com/vlfs/vlfs/vld/place"
 
 // What a volume on PlaceLFS says of its log (vld/place/lfs.go): its
-// counters, and for the segment cleaner of a logical disk (lfs_clean.go),
-// which needs no more of the volume than its exported API, the segments
-// and what they hold.
+// counters, and for the segment cleaner of a logical disk
+// (vld/logical/lfs_clean.go), which must not see the volume's lock, its
+// allocator or its pending frees, the segments and what they hold.
 
 // LFSStats reports the log's counters; zero unless the volume is PlaceLFS.
 func (v *Volume) LFSStats() place.LFSStats {

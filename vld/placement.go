@@ -13,7 +13,8 @@ import (
 // Placement is where a volume puts the blocks a client writes: the three
 // designs the virtual-log paper compares (docs/placement.md). It is fixed
 // at format time and kept in the superblock, so every open of the volume
-// places the same way. A LogicalDisk keeps its own copy in its app data.
+// places the same way. A logical disk (vld/logical) keeps its own copy in
+// its app data.
 type Placement uint8
 
 // Placements. Their values are stored on disk: never change them.
@@ -23,7 +24,7 @@ const (
 	PlaceEager Placement = iota
 	// PlaceInPlace rewrites a block over the copy it replaces and puts a
 	// new block at the first free address at or after its hint (FFS-like):
-	// the regular disk the paper compares against. A LogicalDisk gives
+	// the regular disk the paper compares against. A logical disk gives
 	// every logical block a fixed home instead.
 	PlaceInPlace
 	// PlaceLFS appends blocks contiguously in 512 KiB segments, as a
