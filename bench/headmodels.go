@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -165,10 +166,10 @@ func headPoint(cfg HeadModelsConfig, seed int64, head string, u float64) (map[st
 		opts.Head = cfg.Profile
 	}
 	dev := device.NewMem(cfg.DiskBytes)
-	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
+	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
 		return nil, err
 	}
-	d, err := vld.OpenLogical(dev, opts)
+	d, err := logical.Open(dev, opts)
 	if err != nil {
 		return nil, fmt.Errorf("headmodels %s: %w", head, err)
 	}
@@ -210,7 +211,7 @@ func headPoint(cfg HeadModelsConfig, seed int64, head string, u float64) (map[st
 }
 
 // fillLogical writes logical blocks [0, n) in 64-block requests and syncs.
-func fillLogical(d *vld.LogicalDisk, n int64) error {
+func fillLogical(d *logical.Disk, n int64) error {
 	chunk := make([][]byte, 64)
 	for i := range chunk {
 		chunk[i] = make([]byte, d.BlockSize())

@@ -12,6 +12,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -184,7 +185,7 @@ type hostVolume struct {
 	head string
 	path string
 	dev  device.Device
-	d    *vld.LogicalDisk
+	d    *logical.Disk
 	rng  *rand.Rand
 	file int64
 	one  [][]byte
@@ -218,10 +219,10 @@ func openHostVolume(cfg HostConfig, h string, seed int64) (*hostVolume, error) {
 	case HeadProfile:
 		opts.Head = cfg.Profile
 	}
-	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
+	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
 		return fail(err)
 	}
-	if v.d, err = vld.OpenLogical(noClose{dev}, opts); err != nil {
+	if v.d, err = logical.Open(noClose{dev}, opts); err != nil {
 		return fail(err)
 	}
 	v.file = int64(float64(v.d.Blocks()) * cfg.Utilization)

@@ -7,6 +7,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -185,10 +186,10 @@ func journalRun(cfg JournalConfig, layout string, think float64) (journalResult,
 		opts.Head = cfg.Profile
 	}
 	dev := device.NewMem(cfg.DiskBytes)
-	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
+	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: cfg.Model}, place); err != nil {
 		return journalResult{}, err
 	}
-	d, err := vld.OpenLogical(dev, opts)
+	d, err := logical.Open(dev, opts)
 	if err != nil {
 		return journalResult{}, fmt.Errorf("journal %s: %w", layout, err)
 	}
@@ -219,7 +220,7 @@ func journalRun(cfg JournalConfig, layout string, think float64) (journalResult,
 
 // journal appends transactions to logical blocks [0, size), circularly.
 type journal struct {
-	d     *vld.LogicalDisk
+	d     *logical.Disk
 	size  int64
 	txn   int
 	pos   int64

@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -37,7 +38,7 @@ type IdleConfig struct {
 	// off and on, lfs the classic-LFS baseline (idle_lfs.go); default
 	// both.
 	Placements  []vld.Placement
-	CleanPolicy vld.CleanPolicy // the LFS cleaner's
+	CleanPolicy logical.CleanPolicy // the LFS cleaner's
 	// Head is the head model the volumes place eager writes by: nil is the
 	// simulator's own head (the oracle), else a profile from vlfs profile.
 	// A profile is measured on one disk, so it needs exactly one Model.

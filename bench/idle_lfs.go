@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // The classic-LFS baseline of Figure 10: the same bursts and idle
@@ -23,7 +24,7 @@ import (
 
 // lfsIdle is the idle-time worker of the LFS baseline.
 type lfsIdle struct {
-	d        *vld.LogicalDisk
+	d        *logical.Disk
 	buf      *nvram
 	predict  float64 // the previous idle interval, ms; 0 before one
 	flushMs  float64 // the last flush step's duration
@@ -93,21 +94,21 @@ func (n *nvram) flushSome(k int) error {
 }
 
 // openLFS formats an LFS logical disk (img == nil) or opens a copy of img.
-func openLFS(cfg IdleConfig, m *disk.Model, img []byte) (*vld.LogicalDisk, *device.Mem, error) {
+func openLFS(cfg IdleConfig, m *disk.Model, img []byte) (*logical.Disk, *device.Mem, error) {
 	var dev *device.Mem
 	if img == nil {
 		dev = device.NewMem(cfg.DiskBytes)
-		if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: m}, vld.PlaceLFS); err != nil {
+		if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: m}, vld.PlaceLFS); err != nil {
 			return nil, nil, err
 		}
 	} else {
 		dev = device.MemFrom(img)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head})
+	d, err := logical.Open(dev, vld.Options{Head: cfg.Head})
 	if err != nil {
 		return nil, nil, err
 	}
-	d.SetCleaner(vld.CleanerConfig{Policy: cfg.CleanPolicy})
+	d.SetCleaner(logical.CleanerConfig{Policy: cfg.CleanPolicy})
 	return d, dev, nil
 }
 
@@ -181,7 +182,7 @@ func idleLFSPoint(cfg IdleConfig, m *disk.Model, img []byte, burstKB int, idleMs
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	var lat, waitSum, waitMax float64
 	var n, cycles int
-	var c0 vld.CleanerStats
+	var c0 logical.CleanerStats
 	arrive := v.NowMs()
 	for i := 0; i < 2*bursts; i++ {
 		measured := i >= bursts

@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // idleResult is one point of the idle sweep.
@@ -56,25 +57,25 @@ func (r *idleResult) row(m *disk.Model, u, emptyMs float64) map[string]any {
 }
 
 // openLogical formats (img == nil) or copies img and opens a logical disk.
-func openLogical(cfg IdleConfig, m *disk.Model, img []byte) (*vld.LogicalDisk, *device.Mem, error) {
+func openLogical(cfg IdleConfig, m *disk.Model, img []byte) (*logical.Disk, *device.Mem, error) {
 	var dev *device.Mem
 	if img == nil {
 		dev = device.NewMem(cfg.DiskBytes)
-		if err := vld.FormatLogical(dev, vld.FormatOptions{Model: m}); err != nil {
+		if err := logical.Format(dev, vld.FormatOptions{Model: m}); err != nil {
 			return nil, nil, err
 		}
 	} else {
 		dev = device.MemFrom(img)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head, LogWindow: cfg.LogWindow})
+	d, err := logical.Open(dev, vld.Options{Head: cfg.Head, LogWindow: cfg.LogWindow})
 	return d, dev, err
 }
 
 // fileBlocks is the size of the updated file at utilisation u.
-func fileBlocks(d *vld.LogicalDisk, u float64) int64 { return int64(float64(d.Blocks()) * u) }
+func fileBlocks(d *logical.Disk, u float64) int64 { return int64(float64(d.Blocks()) * u) }
 
 // writeFile writes logical blocks [0, n) in 64-block requests and syncs.
-func writeFile(d *vld.LogicalDisk, n int64) error {
+func writeFile(d *logical.Disk, n int64) error {
 	chunk := make([][]byte, 64)
 	for i := range chunk {
 		chunk[i] = make([]byte, d.BlockSize())
@@ -151,7 +152,7 @@ func idlePoint(cfg IdleConfig, m *disk.Model, img []byte, burstKB int, idleMs fl
 // idleMs of think time (handed to c if not nil). A burst's updates arrive
 // back to back, the first one when the think time ends; its latency runs
 // from there, so it includes any wait for a compaction step in flight.
-func runBursts(cfg IdleConfig, d *vld.LogicalDisk, c *compactor.Compactor, file int64, burstKB int, idleMs float64) (*idleResult, error) {
+func runBursts(cfg IdleConfig, d *logical.Disk, c *compactor.Compactor, file int64, burstKB int, idleMs float64) (*idleResult, error) {
 	per := burstKB / 4
 	bursts := max((cfg.Updates+per-1)/per, 4)
 	rng := rand.New(rand.NewSource(cfg.Seed))
@@ -209,7 +210,7 @@ func think(v *vld.Volume, c *compactor.Compactor, ms float64) (float64, error) {
 }
 
 // emptyFileBlocks is the file size of the utilization-0 rows.
-func emptyFileBlocks(cfg IdleConfig, d *vld.LogicalDisk) int64 {
+func emptyFileBlocks(cfg IdleConfig, d *logical.Disk) int64 {
 	n := d.Blocks() / 100
 	for _, b := range cfg.BurstKB {
 		n = max(n, int64(b/4))

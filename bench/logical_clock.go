@@ -6,6 +6,7 @@ import (
 	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -35,14 +36,14 @@ func (memKeepOpen) Close() error { return nil }
 // simulated head).
 func newClockSwitch(size int64, fo vld.FormatOptions, p vld.Placement, head *profile.Profile) (*clockSwitch, error) {
 	c := &clockSwitch{dev: device.NewMem(size), head: head}
-	if err := vld.FormatLogicalPlaced(c.dev, fo, p); err != nil {
+	if err := logical.FormatPlaced(c.dev, fo, p); err != nil {
 		return nil, err
 	}
 	return c, c.open(vld.ClockVirtual)
 }
 
 func (c *clockSwitch) open(clock vld.Clock) error {
-	d, err := vld.OpenLogical(memKeepOpen{c.dev}, vld.Options{Clock: clock, Head: c.head})
+	d, err := logical.Open(memKeepOpen{c.dev}, vld.Options{Clock: clock, Head: c.head})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -22,7 +23,7 @@ type UpdatesConfig struct {
 	Seed         int64
 	// Placements to run; default inplace, eager, lfs.
 	Placements  []vld.Placement
-	CleanPolicy vld.CleanPolicy // the LFS cleaner's
+	CleanPolicy logical.CleanPolicy // the LFS cleaner's
 	// Compacted measures eager placement (and the vlfs rows, on the eager
 	// VLD) right after an offline run of the idle-time compactor (after
 	// the warm-up), as the virtual-log paper measured its Table 2
@@ -131,10 +132,10 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 
 func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any, error) {
 	dev := device.NewMem(cfg.DiskBytes)
-	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: cfg.Model}, p); err != nil {
+	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: cfg.Model}, p); err != nil {
 		return nil, err
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{Head: cfg.Head})
+	d, err := logical.Open(dev, vld.Options{Head: cfg.Head})
 	if err != nil {
 		return nil, err
 	}

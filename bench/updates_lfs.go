@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // NVRAMBytes is the LFS baseline's file buffer cache: MinixUFS's 6.1 MB,
@@ -18,13 +19,13 @@ const NVRAMBytes = 6_100_000
 // blocks it is flushed to the logical disk as one scattered write, which
 // the log appends segment by segment, and one sync.
 type nvram struct {
-	d     *vld.LogicalDisk
+	d     *logical.Disk
 	cap   int
 	dirty map[int64]bool
 	block []byte
 }
 
-func newNVRAM(d *vld.LogicalDisk) *nvram {
+func newNVRAM(d *logical.Disk) *nvram {
 	return &nvram{d: d, cap: NVRAMBytes / d.BlockSize(), dirty: map[int64]bool{}, block: make([]byte, d.BlockSize())}
 }
 
@@ -82,8 +83,8 @@ const lfsFlushes = 4
 // flush; the measurement then covers whole flush cycles: at least
 // cfg.Updates updates and lfsFlushes flushes. mean_ms = simulated time of
 // the measured cycles / their updates.
-func updatesLFSPoint(cfg UpdatesConfig, d *vld.LogicalDisk, file int64, u float64) (map[string]any, error) {
-	d.SetCleaner(vld.CleanerConfig{Policy: cfg.CleanPolicy})
+func updatesLFSPoint(cfg UpdatesConfig, d *logical.Disk, file int64, u float64) (map[string]any, error) {
+	d.SetCleaner(logical.CleanerConfig{Policy: cfg.CleanPolicy})
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	buf := newNVRAM(d)
 	v := d.Volume()

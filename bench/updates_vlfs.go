@@ -7,12 +7,13 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vlfs"
 )
 
 // The vlfs rows of bench updates and breakdown (issue 33): the logical
 // disk's workload through the file system. The file holds as many blocks
-// as the logical disk's file at the same utilisation (vld.LogicalBlocks
+// as the logical disk's file at the same utilisation (logical.Blocks
 // of the same volume), so both carry the same data and the file system's
 // metadata comes on top; each update is a 4 KiB Write at a random block
 // of it and an Fsync, with the eager rows' seed, warm-up and (with
@@ -65,7 +66,7 @@ func updatesVLFSPoint(cfg UpdatesConfig, img []byte, u float64) (map[string]any,
 // vlfsUpdates fills the file to utilisation u, warms up and measures.
 func vlfsUpdates(cfg UpdatesConfig, fs *vlfs.FS, u float64) (map[string]any, error) {
 	bs := len(vlfsBlock) // mkfs's default block size, which vlfsUpdate writes
-	file := max(1, int64(float64(vld.LogicalBlocks(fs.Stats().Vol.TotalBlocks, bs))*u))
+	file := max(1, int64(float64(logical.Blocks(fs.Stats().Vol.TotalBlocks, bs))*u))
 	a, err := fs.Create(vlfs.RootIno, "f", 0o644, 0, 0)
 	if err != nil {
 		return nil, err

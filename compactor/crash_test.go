@@ -10,6 +10,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 var seedFlag = flag.Int64("compactor.seed", 0, "replay the crash test with this seed")
@@ -41,7 +42,7 @@ func crashRun(t *testing.T, seed int64) {
 		t.Fatal(err)
 	}
 	crash := device.NewCrash(base)
-	d, err := vld.OpenLogical(keepOpen{crash}, vld.Options{CheckpointEvery: []int{8, 0}[rng.Intn(2)]})
+	d, err := logical.Open(keepOpen{crash}, vld.Options{CheckpointEvery: []int{8, 0}[rng.Intn(2)]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func (h *history) verify(t *testing.T, rng *rand.Rand, file int64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := vld.OpenLogical(img, vld.Options{})
+		r, err := logical.Open(img, vld.Options{})
 		if err != nil {
 			t.Fatalf("state %v: %v", st, err)
 		}
@@ -153,7 +154,7 @@ func (h *history) verify(t *testing.T, rng *rand.Rand, file int64) {
 	t.Logf("%d crash states recovered", len(states))
 }
 
-func sameContents(t *testing.T, r *vld.LogicalDisk, want map[int64][]byte, file int64) bool {
+func sameContents(t *testing.T, r *logical.Disk, want map[int64][]byte, file int64) bool {
 	buf := make([]byte, r.BlockSize())
 	for l := int64(0); l < file; l++ {
 		if err := r.Read(l, buf); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // fragmented formats an st19101 logical disk of size bytes on dev (a new
@@ -15,7 +16,7 @@ import (
 // random blocks of it as many times as it has blocks, with no idle time,
 // so that the empty tracks are used up. It returns the disk and the
 // reference contents (first byte of each block, also stored in bytes 1-8).
-func fragmented(t testing.TB, dev device.Device, size int64, util float64, seed int64) (*vld.LogicalDisk, map[int64][]byte) {
+func fragmented(t testing.TB, dev device.Device, size int64, util float64, seed int64) (*logical.Disk, map[int64][]byte) {
 	t.Helper()
 	if dev == nil {
 		dev = device.NewMem(size)
@@ -24,10 +25,10 @@ func fragmented(t testing.TB, dev device.Device, size int64, util float64, seed 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := vld.FormatLogical(dev, vld.FormatOptions{Model: m}); err != nil {
+	if err := logical.Format(dev, vld.FormatOptions{Model: m}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func fragmented(t testing.TB, dev device.Device, size int64, util float64, seed 
 	return d, ref
 }
 
-func checkContents(t testing.TB, d *vld.LogicalDisk, ref map[int64][]byte) {
+func checkContents(t testing.TB, d *logical.Disk, ref map[int64][]byte) {
 	t.Helper()
 	buf := make([]byte, d.BlockSize())
 	for l, want := range ref {

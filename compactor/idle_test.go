@@ -14,6 +14,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // keepOpen lets a test reopen a device after the disk on it is closed.
@@ -111,7 +112,7 @@ func TestRunCompactsWhenIdle(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{Clock: vld.ClockReal})
+	d, err := logical.Open(dev, vld.Options{Clock: vld.ClockReal})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestRunCompactsWhenIdle(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if d, err = vld.OpenLogical(dev, vld.Options{}); err != nil {
+	if d, err = logical.Open(dev, vld.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	checkContents(t, d, ref)

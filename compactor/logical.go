@@ -4,14 +4,15 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // Logical adapts a logical disk (the paper's VLD under an unmodified file
 // system) to Target and Foreground. The logical disk must place eagerly.
-func Logical(d *vld.LogicalDisk) *LogicalTarget { return &LogicalTarget{d: d} }
+func Logical(d *logical.Disk) *LogicalTarget { return &LogicalTarget{d: d} }
 
 // LogicalTarget is a logical disk seen by the compactor.
-type LogicalTarget struct{ d *vld.LogicalDisk }
+type LogicalTarget struct{ d *logical.Disk }
 
 var (
 	_ Target          = (*LogicalTarget)(nil)
@@ -84,10 +85,10 @@ func (l *LogicalTarget) Idle(ms float64) { l.d.Volume().Idle(ms) }
 // Activity implements Foreground.
 func (l *LogicalTarget) Activity() (uint64, time.Time) { return l.d.Activity() }
 
-func movables(bs []Block) []vld.Movable {
-	out := make([]vld.Movable, len(bs))
+func movables(bs []Block) []logical.Movable {
+	out := make([]logical.Movable, len(bs))
 	for i, b := range bs {
-		out[i] = vld.Movable{Logical: b.Owner, Addr: b.Addr}
+		out[i] = logical.Movable{Logical: b.Owner, Addr: b.Addr}
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // keepOpen lets a test reopen a memory device after the volume closed it.
@@ -32,7 +33,7 @@ func testModel(t testing.TB) *disk.Model {
 func newMemLogical(t testing.TB, size int64, p vld.Placement) (*Logical, *device.Mem) {
 	t.Helper()
 	dev := device.NewMem(size)
-	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: testModel(t)}, p); err != nil {
+	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: testModel(t)}, p); err != nil {
 		t.Fatal(err)
 	}
 	return openMemLogical(t, dev), dev
@@ -40,7 +41,7 @@ func newMemLogical(t testing.TB, size int64, p vld.Placement) (*Logical, *device
 
 func openMemLogical(t testing.TB, dev *device.Mem) *Logical {
 	t.Helper()
-	d, err := vld.OpenLogical(keepOpen{dev}, vld.Options{CheckpointEvery: 16})
+	d, err := logical.Open(keepOpen{dev}, vld.Options{CheckpointEvery: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func createImage(t testing.TB, path string, size int64, p vld.Placement) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	if err := vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: testModel(t)}, p); err != nil {
+	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: testModel(t)}, p); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +98,7 @@ func serveImage(t testing.TB, img string) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		dev.Close()
 		t.Fatal(err)

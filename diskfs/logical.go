@@ -6,21 +6,22 @@ import (
 	"sync"
 
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
-// maxRequestBlocks caps one LogicalDisk.Write (and one zero-fill write):
+// maxRequestBlocks caps one logical.Disk.Write (and one zero-fill write):
 // a FUSE write is at most 128 KiB, but a discard can span the whole disk.
 const maxRequestBlocks = 256
 
-// Logical exports a vld.LogicalDisk as a Disk, turning byte ranges into
-// whole logical blocks. One mutex serialises every call: LogicalDisk.Read
+// Logical exports a logical.Disk as a Disk, turning byte ranges into
+// whole logical blocks. One mutex serialises every call: logical.Disk.Read
 // looks a block up and then reads it outside its own lock, so a concurrent
 // Write that remaps the block (freeing its old copy for reuse) could
 // otherwise hand a reader someone else's data; a disk serves one request at
 // a time anyway.
 type Logical struct {
 	mu   sync.Mutex
-	d    *vld.LogicalDisk
+	d    *logical.Disk
 	bs   int64
 	size int64
 
@@ -30,13 +31,13 @@ type Logical struct {
 var _ Disk = (*Logical)(nil)
 
 // NewLogical wraps d. The caller keeps the duty of closing it (Close).
-func NewLogical(d *vld.LogicalDisk) *Logical {
+func NewLogical(d *logical.Disk) *Logical {
 	bs := int64(d.BlockSize())
 	return &Logical{d: d, bs: bs, size: d.Blocks() * bs}
 }
 
-// LogicalDisk is the wrapped disk.
-func (l *Logical) LogicalDisk() *vld.LogicalDisk { return l.d }
+// LogicalDisk is the wrapped logical disk.
+func (l *Logical) LogicalDisk() *logical.Disk { return l.d }
 
 // Size is the exported size: every logical block.
 func (l *Logical) Size() int64 { return l.size }
@@ -142,7 +143,7 @@ func (l *Logical) coverLocked(p []byte, off int64) (int64, [][]byte, error) {
 	return first, blocks, nil
 }
 
-// Sync commits every change so far: one LogicalDisk.Sync.
+// Sync commits every change so far: one logical.Disk.Sync.
 func (l *Logical) Sync() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

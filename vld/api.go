@@ -28,11 +28,12 @@ type FormatOptions struct {
 	BlockSize int         // physical = file-system block size; default 4096
 	Kind      string      // what the volume holds: "vlfs" or "disk"; at most 8 bytes
 	AppData   []byte      // opaque client data kept in the superblock; at most MaxAppData bytes
-	Placement Placement   // how client writes are placed (place_policy.go); kept in the superblock
+	Placement Placement   // how client writes are placed (placement.go); kept in the superblock
 	Progress  func(done, total int64)
-	// homed: the client places every block at a fixed home covering the
-	// whole disk (a logical disk in place), so no superblock copies.
-	homed bool
+	// Homed: the client places every block at a fixed home covering the
+	// whole disk (a logical disk in place, vld/logical), so Format writes
+	// no superblock copies, which would take some of those homes.
+	Homed bool
 }
 
 // Options tune an opened volume. The zero value is the default.
@@ -137,7 +138,7 @@ type Stats struct {
 	Flushes                   int64 // device flushes (fdatasync)
 	Commits                   int64
 	Checkpoints               int64
-	RangeQueuePicks           int64 // range writes served before an older one: the head reached them first (place_range_queue.go)
+	RangeQueuePicks           int64 // range writes served before an older one: the head reached them first (sched_range.go)
 	PieceCopies               int64 // piece copies checkpoints at rest wrote (piece_copies.go)
 	PieceCopiesSkipped        int64 // pieces left without copies: the disk had no room beside the reserve
 	SingleCopyPieces          int64 // pieces now in one block (a log entry or a lone copy)
@@ -157,7 +158,7 @@ type Stats struct {
 	AllocNs, AllocBlocks int64
 	BatchPolicy          string // Options.Batch as sched.ParseBatch reads it
 	BatchBlocks          int    // write batch size in force, blocks; 0 = FIFO
-	Placement            string // eager, inplace, lfs or range (place_policy.go)
+	Placement            string // eager, inplace, lfs or range (placement.go)
 	HeadModel            string // what eager placement writes by (head.go)
 	// Wall-clock time of each device write request and each flush
 	// (fdatasync of an image file), as histograms.

@@ -141,10 +141,10 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 		}
 		j := 0
 		for _, r := range runs {
-			if err := v.writeRunLocked(r, blocks[j:j+r.n]); err != nil {
+			if err := v.writeRunLocked(r, blocks[j:j+r.N]); err != nil {
 				return err
 			}
-			j += r.n
+			j += r.N
 		}
 	}
 	ck.DirBlocks = dirAddrs[:n]
@@ -167,7 +167,7 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	// other. Before it both hold the previous checkpoint, so a write torn
 	// anywhere leaves one slot whole, old or new (the old one's blocks are
 	// kept until the flush below returns).
-	if err := v.writeRunLocked(run{start: ondisk.CheckpointA, n: 2}, [][]byte{slot, slot}); err != nil {
+	if err := v.writeRunLocked(run{Start: ondisk.CheckpointA, N: 2}, [][]byte{slot, slot}); err != nil {
 		return err
 	}
 	if err := v.flushLocked(); err != nil {

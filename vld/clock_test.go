@@ -1,14 +1,16 @@
-package vld
+package vld_test
 
 import (
 	"math/rand"
 	"testing"
 	"time"
+
+	"github.com/vlfs/vlfs/vld"
 )
 
 // simulatedRun performs a fixed random workload and returns the final
 // simulated clock and time breakdown.
-func simulatedRun(t *testing.T, seed int64, o Options) Stats {
+func simulatedRun(t *testing.T, seed int64, o vld.Options) vld.Stats {
 	d, _ := newTestLogical(t, "st19101", 32<<20, o)
 	rng := rand.New(rand.NewSource(seed))
 	data := [][]byte{make([]byte, d.BlockSize())}
@@ -24,7 +26,7 @@ func simulatedRun(t *testing.T, seed int64, o Options) Stats {
 }
 
 func TestVirtualClockIsDeterministic(t *testing.T) {
-	a, b := simulatedRun(t, 5, Options{}), simulatedRun(t, 5, Options{})
+	a, b := simulatedRun(t, 5, vld.Options{}), simulatedRun(t, 5, vld.Options{})
 	if a.SimNowMs != b.SimNowMs || a.Sim != b.Sim {
 		t.Fatalf("same seed, different simulated time: %v vs %v", a.SimNowMs, b.SimNowMs)
 	}
@@ -40,7 +42,7 @@ func TestRealClockSleeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sleeps")
 	}
-	d, _ := newTestLogical(t, "hp97560", 16<<20, Options{Clock: ClockReal})
+	d, _ := newTestLogical(t, "hp97560", 16<<20, vld.Options{Clock: vld.ClockReal})
 	data := [][]byte{make([]byte, d.BlockSize())}
 	t0 := time.Now()
 	for i := 0; i < 20; i++ {
@@ -64,7 +66,7 @@ func TestRealClockSleeps(t *testing.T) {
 // simulated time past the wall clock, so the next request does not sleep
 // the idle time (it slept 2 s here before).
 func TestRealClockIdleIsWallTime(t *testing.T) {
-	d, _ := newTestLogical(t, "hp97560", 16<<20, Options{Clock: ClockReal})
+	d, _ := newTestLogical(t, "hp97560", 16<<20, vld.Options{Clock: vld.ClockReal})
 	data := [][]byte{make([]byte, d.BlockSize())}
 	d.Volume().Idle(2000)
 	t0 := time.Now()

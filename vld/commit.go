@@ -251,10 +251,10 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 func (v *Volume) writeRunsLocked(runs []run, blocks [][]byte) error {
 	i := 0
 	for _, r := range runs {
-		if err := v.writeRunLocked(r, blocks[i:i+r.n]); err != nil {
+		if err := v.writeRunLocked(r, blocks[i:i+r.N]); err != nil {
 			return err
 		}
-		i += r.n
+		i += r.N
 	}
 	return nil
 }
@@ -262,8 +262,8 @@ func (v *Volume) writeRunsLocked(runs []run, blocks [][]byte) error {
 func runAddrs(runs []run) []Addr {
 	var out []Addr
 	for _, r := range runs {
-		for i := 0; i < r.n; i++ {
-			out = append(out, Addr(r.start)+Addr(i))
+		for i := 0; i < r.N; i++ {
+			out = append(out, Addr(r.Start)+Addr(i))
 		}
 	}
 	return out

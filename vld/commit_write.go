@@ -134,12 +134,12 @@ func (v *Volume) takePendingLocked() []Addr {
 func splitRuns(runs []run, n int) (head, tail []run) {
 	for _, r := range runs {
 		switch {
-		case n >= r.n:
+		case n >= r.N:
 			head = append(head, r)
-			n -= r.n
+			n -= r.N
 		case n > 0:
-			head = append(head, run{start: r.start, n: n})
-			tail = append(tail, run{start: r.start + int64(n), n: r.n - n})
+			head = append(head, run{Start: r.Start, N: n})
+			tail = append(tail, run{Start: r.Start + int64(n), N: r.N - n})
 			n = 0
 		default:
 			tail = append(tail, r)
@@ -159,18 +159,18 @@ func (v *Volume) oneRunCheaperLocked(n, k int) bool {
 	if !w.Contains(v.m.headTrack(), v.layout.NumTracks()) {
 		return false
 	}
-	one := v.head.choose(v.alloc, v.m.head, v.m.now+ovh, n+k, w)
+	one := v.head.Choose(v.alloc, v.m.head, v.m.now+ovh, n+k, w)
 	if one.Block < 0 {
 		return false
 	}
-	first := v.head.choose(v.alloc, v.m.head, v.m.now+ovh, n, alloc.Window{})
+	first := v.head.Choose(v.alloc, v.m.head, v.m.now+ovh, n, alloc.Window{})
 	if first.Block < 0 {
 		return true
 	}
 	t := v.layout.TrackOf(first.Block)
 	cyl, surf := v.layout.CylSurf(t)
 	after := v.m.now + ovh + first.Cost + float64(n)*v.layout.BlockMs(t) + ovh
-	second := v.head.choose(v.alloc, disk.Head{Cyl: cyl, Surf: surf}, after, k, w)
+	second := v.head.Choose(v.alloc, disk.Head{Cyl: cyl, Surf: surf}, after, k, w)
 	if second.Block < 0 {
 		return true
 	}

@@ -87,7 +87,7 @@ func Format(dev device.Device, fo FormatOptions) error {
 	if _, err := dev.WriteAt(blocks, 0); err != nil {
 		return fmt.Errorf("format: writing metadata: %w", err)
 	}
-	if (fo.Placement == PlaceEager || fo.Placement == PlaceRange) && !fo.homed {
+	if (fo.Placement == PlaceEager || fo.Placement == PlaceRange) && !fo.Homed {
 		// In-place homes and LFS segments lay the disk out themselves:
 		// only eager volumes take blocks out of it for copies.
 		if err := writeSuperCopies(dev, blocks[:bs]); err != nil {

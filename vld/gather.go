@@ -62,7 +62,7 @@ type gatherState struct {
 func (v *Volume) Gather() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.place.policy == PlaceEager && v.phase == phaseRun && !v.opts.ReadOnly {
+	if v.place.kind == PlaceEager && v.phase == phaseRun && !v.opts.ReadOnly {
 		v.gather.active, v.gather.total, v.gather.writes = true, 0, 0
 	}
 }
@@ -118,7 +118,7 @@ func (v *Volume) gatherEnd() (int64, int) {
 // are marked used.
 func (v *Volume) extendLocked(n int, w alloc.Window) (run, bool) {
 	b, t := v.gatherEnd()
-	if b < 0 || n <= 0 || !v.gather.active || v.place.policy != PlaceEager || v.gather.n+n > gatherMaxBlocks {
+	if b < 0 || n <= 0 || !v.gather.active || v.place.kind != PlaceEager || v.gather.n+n > gatherMaxBlocks {
 		return run{}, false
 	}
 	if b+int64(n) > v.layout.TrackStart(t)+int64(v.layout.TrackBlocks(t)) || !w.Contains(t, v.layout.NumTracks()) {
@@ -134,7 +134,7 @@ func (v *Volume) extendLocked(n int, w alloc.Window) (run, bool) {
 	}
 	v.alloc.NoteWrite(t)
 	v.place.near, v.place.replaces = nil, nil // eager placement ignores them; consume as placeLocked does
-	return run{start: b, n: n}, true
+	return run{Start: b, N: n}, true
 }
 
 // placeEagerLocked places n blocks of a client's eager write: after the
@@ -166,16 +166,16 @@ func (v *Volume) placeEagerLocked(n int) ([]run, error) {
 func (v *Volume) roomyLocked(n int) (run, bool) {
 	g := &v.gather
 	want := min(g.expect, gatherMaxBlocks, v.maxTrackBlocks())
-	if !g.active || g.n > 0 || v.place.policy != PlaceEager || n <= 0 || want <= n {
+	if !g.active || g.n > 0 || v.place.kind != PlaceEager || n <= 0 || want <= n {
 		return run{}, false
 	}
 	ovh := v.m.overheadMs(true)
 	start := v.m.now + ovh
-	big := v.head.choose(v.alloc, v.m.head, start, want, alloc.Window{})
+	big := v.head.Choose(v.alloc, v.m.head, start, want, alloc.Window{})
 	if big.Block < 0 {
 		return run{}, false
 	}
-	if small := v.head.choose(v.alloc, v.m.head, start, n, alloc.Window{}); small.Block >= 0 && big.Cost > small.Cost+float64(max(g.expectW-1, 1))*ovh {
+	if small := v.head.Choose(v.alloc, v.m.head, start, n, alloc.Window{}); small.Block >= 0 && big.Cost > small.Cost+float64(max(g.expectW-1, 1))*ovh {
 		return run{}, false
 	}
 	return v.takeHeadLocked(big.Block, n), true
@@ -189,7 +189,7 @@ func (v *Volume) takeHeadLocked(b int64, n int) run {
 	}
 	v.alloc.NoteWrite(v.layout.TrackOf(b))
 	v.place.near, v.place.replaces = nil, nil // eager placement ignores them; consume as placeLocked does
-	return run{start: b, n: n}
+	return run{Start: b, N: n}
 }
 
 // withEntriesLocked places the first write of a gathered commit that will
@@ -199,10 +199,10 @@ func (v *Volume) takeHeadLocked(b int64, n int) run {
 func (v *Volume) withEntriesLocked(n int) (run, bool) {
 	g := &v.gather
 	k := g.entries
-	if !g.active || g.n > 0 || k <= 0 || n <= 0 || n+k > gatherMaxBlocks || v.place.policy != PlaceEager || !v.oneRunCheaperLocked(n, k) {
+	if !g.active || g.n > 0 || k <= 0 || n <= 0 || n+k > gatherMaxBlocks || v.place.kind != PlaceEager || !v.oneRunCheaperLocked(n, k) {
 		return run{}, false
 	}
-	one := v.head.choose(v.alloc, v.m.head, v.m.now+v.m.overheadMs(true), n+k, v.logWindow())
+	one := v.head.Choose(v.alloc, v.m.head, v.m.now+v.m.overheadMs(true), n+k, v.logWindow())
 	if one.Block < 0 {
 		return run{}, false
 	}
@@ -216,25 +216,25 @@ func (v *Volume) holdLocked(r run, blocks [][]byte) (bool, error) {
 	g := &v.gather
 	if g.n > 0 {
 		b, t := v.gatherEnd()
-		if r.start != b || v.layout.TrackOf(r.start+int64(r.n)-1) != t || g.n+r.n > gatherMaxBlocks {
+		if r.Start != b || v.layout.TrackOf(r.Start+int64(r.N)-1) != t || g.n+r.N > gatherMaxBlocks {
 			if err := v.drainLocked(); err != nil {
 				return false, err
 			}
 		}
 	}
-	if g.n == 0 && (!g.active || r.n > gatherMaxBlocks) {
+	if g.n == 0 && (!g.active || r.N > gatherMaxBlocks) {
 		return false, nil
 	}
 	if g.n == 0 {
-		g.start, g.buf, g.parts = r.start, g.buf[:0], g.parts[:0]
+		g.start, g.buf, g.parts = r.Start, g.buf[:0], g.parts[:0]
 	}
 	for _, b := range blocks {
 		g.buf = append(g.buf, b...)
 	}
-	g.n += r.n
-	g.parts = append(g.parts, r.n)
+	g.n += r.N
+	g.parts = append(g.parts, r.N)
 	if g.active {
-		g.total += r.n
+		g.total += r.N
 		g.writes++
 	}
 	return true, nil
@@ -254,13 +254,13 @@ func (v *Volume) drainLocked() error {
 		g.vec = append(g.vec, g.buf[off:off+k*v.bs])
 		off += k * v.bs
 	}
-	r := run{start: g.start, n: g.n}
+	r := run{Start: g.start, N: g.n}
 	g.n = 0
 	start := time.Now()
-	_, err := device.WriteVec(v.dev, g.vec, r.start*int64(v.bs))
+	_, err := device.WriteVec(v.dev, g.vec, r.Start*int64(v.bs))
 	v.wall.write.Since(start)
 	if err != nil {
-		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
+		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.Start, err)
 		return v.failed
 	}
 	v.chargeWriteLocked(r)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/place"
 )
 
 // headModel is how the volume predicts the cheapest place for a write. The
@@ -12,24 +13,25 @@ import (
 // searches the free space for the run the head reaches soonest. A profiled
 // head (a Bark-style table of write cost by skip distance and think time)
 // plugs in here, knowing only where and when the last write went.
+// The placement policies (vld/place) price their candidates through it:
+// Choose for eager placement, ChooseInRanges and RunCost for range
+// placement (head_range.go).
 type headModel interface {
-	// choose picks the first block of a run of n free blocks for a write
-	// whose positioning starts at startMs with the head at h, inside w.
-	choose(a *alloc.Allocator, h disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice
+	place.Head
 	name() string
 }
 
 // simulatedHead is the oracle head model: exact geometry and position.
 type simulatedHead struct{ m *mech }
 
-// choose searches from the time the write really starts: on the real-time
+// Choose searches from the time the write really starts: on the real-time
 // clock the callers' startMs comes from mech.now, which catches up with
 // the wall clock only when a request is served, so between requests it is
 // early by the think time since the last one, and the platter has turned
 // meanwhile. Every start of one decision shifts by the same lag, so the
 // later runs of a request (priced from the first one's cost) stay
 // consistent.
-func (s simulatedHead) choose(a *alloc.Allocator, h disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {
+func (s simulatedHead) Choose(a *alloc.Allocator, h disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {
 	return a.Choose(h, startMs+s.m.lagMs(), n, w)
 }
 

@@ -120,7 +120,7 @@ func (ph *profiledHead) name() string {
 // oracle (vld/alloc, search.go): while empty tracks exist and a fill threshold
 // is set, runs on the active track come first, then runs on empty tracks,
 // and only then any free run; within each class the profile decides.
-func (ph *profiledHead) choose(a *alloc.Allocator, _ disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {
+func (ph *profiledHead) Choose(a *alloc.Allocator, _ disk.Head, startMs float64, n int, w alloc.Window) alloc.Choice {
 	defer a.EndDecision(a.StartDecision())
 	anchor, think := ph.anchor(startMs)
 	row := ph.blind

@@ -1,7 +1,6 @@
 package vld
 
 import (
-	"context"
 	"errors"
 	"math/rand"
 	"sort"
@@ -71,7 +70,7 @@ func TestProfiledHeadChoose(t *testing.T) {
 	ovh := m.overheadMs(true)
 	pick := func(startMs float64, n int, w alloc.Window) int64 {
 		t.Helper()
-		return ph.choose(a, disk.Head{Cyl: 1000}, startMs, n, w).Block // the head position must not matter
+		return ph.Choose(a, disk.Head{Cyl: 1000}, startMs, n, w).Block // the head position must not matter
 	}
 	at := func(think float64) float64 { return 10 + think + ovh }
 	cases := []struct {
@@ -114,8 +113,8 @@ func TestProfiledHeadChoose(t *testing.T) {
 	})
 	t.Run("a later run of the same request follows the first", func(t *testing.T) {
 		ph.plan = plannedRun{}
-		first := ph.choose(a, disk.Head{}, at(0), 4, alloc.Window{})
-		second := ph.choose(a, disk.Head{}, at(0)+first.Cost+1, 1, alloc.Window{})
+		first := ph.Choose(a, disk.Head{}, at(0), 4, alloc.Window{})
+		second := ph.Choose(a, disk.Head{}, at(0)+first.Cost+1, 1, alloc.Window{})
 		if first.Block != 103 || second.Block != 103+4+3 {
 			t.Fatalf("runs at %d and %d, want 103 and 110", first.Block, second.Block)
 		}
@@ -139,12 +138,12 @@ func TestProfiledHeadAvoidsEmpty(t *testing.T) {
 	}
 	ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
 	a.SetAvoidEmpty(true)
-	got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block
+	got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block
 	if tr := ph.m.l.TrackOf(got); got < 0 || a.TrackFree(tr) == a.TrackCap(tr) {
 		t.Fatalf("chose block %d on track %d, an empty track, with avoid-empty on", got, tr)
 	}
 	a.SetAvoidEmpty(false)
-	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 130 {
+	if got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 130 {
 		t.Fatalf("avoid-empty off: chose %d, want the cheapest, 130", got)
 	}
 }
@@ -163,7 +162,7 @@ func TestProfiledHeadFillsActiveTrackFirst(t *testing.T) {
 		}
 		a.NoteWrite(3)
 		ph.table[0][30] = 0.5 // block 130, on the empty track 4, is the cheapest of all
-		if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != c.want {
+		if got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != c.want {
 			t.Errorf("threshold %v: chose %d, want %d", c.threshold, got, c.want)
 		}
 	}
@@ -182,77 +181,6 @@ func TestOpenRejectsProfileOfAnotherBlockSize(t *testing.T) {
 	p.Meta.BlockBytes, p.Version = 4096, 99
 	if _, err := Open(dev, Options{Head: p}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("open with an invalid profile: %v", err)
-	}
-}
-
-// TestProfiledHeadOnSimulatedDisk profiles the simulator as a black box
-// and runs synchronous random updates on a logical disk with the profiled
-// head: the simulated disk charges the real mechanics, so the profile's
-// worth shows in simulated time, against update in place on the same disk.
-// The data must survive a reopen, with or without the profile.
-func TestProfiledHeadOnSimulatedDisk(t *testing.T) {
-	const size = 16 << 20
-	m := testModel(t, "st19101")
-	sim, err := profile.NewSim(m, 4096, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Measure(context.Background(), sim, profile.Config{
-		Grid: profile.Grid{SkipStepBytes: 4096, Skips: 65, ThinkStepMs: 0.05, Thinks: 21}, Repetitions: 5, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(place Placement, o Options) (*LogicalDisk, device.Device, float64, map[int64]byte) {
-		dev := device.NewMem(size)
-		if err := FormatLogicalPlaced(dev, FormatOptions{Model: m}, place); err != nil {
-			t.Fatal(err)
-		}
-		d, err := OpenLogical(keepOpen{dev}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := d.Blocks() / 2
-		rng := rand.New(rand.NewSource(3))
-		want := map[int64]byte{}
-		var t0 float64
-		for i := 0; i < 600; i++ {
-			if i == 300 {
-				t0 = d.Volume().NowMs()
-			}
-			l, b := rng.Int63n(file), byte(rng.Intn(250)+1)
-			if err := d.WriteSync(l, [][]byte{block(4096, b)}); err != nil {
-				t.Fatal(err)
-			}
-			want[l] = b
-		}
-		return d, dev, (d.Volume().NowMs() - t0) / 300, want
-	}
-	_, _, inPlace, _ := run(PlaceInPlace, Options{})
-	d, dev, profiled, want := run(PlaceEager, Options{Head: p})
-	if profiled > inPlace/2.5 {
-		t.Errorf("profiled head: %.3f ms per update, in place %.3f: want at most 40 %%", profiled, inPlace)
-	}
-	if err := d.Check(); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range []Options{{}, {Head: p}} {
-		d, err := OpenLogical(keepOpen{dev}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 4096)
-		for l, b := range want {
-			if err := d.Read(l, buf); err != nil || buf[0] != b {
-				t.Fatalf("block %d after reopen: %v, %d want %d", l, err, buf[0], b)
-			}
-		}
-		if err := d.Check(); err != nil {
-			t.Fatal(err)
-		}
-		d.Volume().Close()
 	}
 }
 
@@ -282,7 +210,7 @@ func BenchmarkProfiledHeadDecision(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		c := ph.choose(a, disk.Head{}, m.now+0.1, 1, alloc.Window{})
+		c := ph.Choose(a, disk.Head{}, m.now+0.1, 1, alloc.Window{})
 		lat = append(lat, time.Since(t0))
 		a.MarkUsed(c.Block)
 		for {
@@ -309,7 +237,7 @@ func TestProfiledHeadRealClockThinkTime(t *testing.T) {
 	m.start = time.Now().Add(-11 * time.Millisecond) // the wall clock is 1 ms past the last request's end
 	// 106 is the think-1-ms skip (109 if the test was slow by 0.5 ms);
 	// the stale simulated clock would say think 0, skip 103.
-	if got := ph.choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 106 && got != 109 {
+	if got := ph.Choose(a, disk.Head{}, 10+m.overheadMs(true), 1, alloc.Window{}).Block; got != 106 && got != 109 {
 		t.Fatalf("chose %d, want 106", got)
 	}
 }
@@ -361,7 +289,7 @@ func flatProfileCase(t *testing.T, seed int64) {
 		m.last = lastIO{end: 100, endMs: 10, seq: 1}
 		for k := 0; k < 3; k++ {
 			ph.plan = plannedRun{} // each choice is a new request's
-			got := ph.choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, alloc.Window{}).Block
+			got := ph.Choose(a, disk.Head{}, 10+float64(k)+m.overheadMs(true), 1, alloc.Window{}).Block
 			if got != c.want {
 				t.Errorf("seed %d (replay: -vld.seed %d): spread %v, think %d ms: chose block %d, want %d", seed, seed, c.spread, k, got, c.want)
 			}
@@ -415,7 +343,7 @@ func TestSimulatedHeadRealClockLag(t *testing.T) {
 		m.now = 10
 		m.start = time.Now().Add(-time.Duration((m.now + thinkMs) * float64(time.Millisecond)))
 		ovh := m.overheadMs(true)
-		got := simulatedHead{m: m}.choose(a, disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
+		got := simulatedHead{m: m}.Choose(a, disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
 		stale := a.Choose(disk.Head{}, m.now+ovh, 1, alloc.Window{}).Block
 		fresh := a.Choose(disk.Head{}, m.now+thinkMs+ovh, 1, alloc.Window{}).Block
 		tb := int64(l.TrackBlocks(0))

@@ -88,20 +88,6 @@ func ackedOrInFlight[S any](snaps []crashSnap[S], f int) []S {
 	return allowed
 }
 
-// openLogicalState opens the logical disk a crash at st leaves.
-func openLogicalState(t *testing.T, crash *device.Crash, st device.State) *LogicalDisk {
-	t.Helper()
-	img, err := crash.Image(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenLogical(img, Options{})
-	if err != nil {
-		t.Fatalf("state %v: %v", st, err)
-	}
-	return r
-}
-
 // commitAndCheck commits piece 0 with the one-byte payload b and runs
 // Check with live as the client's blocks.
 func commitAndCheck(t testing.TB, v *Volume, live []Addr, b byte) {

@@ -73,11 +73,11 @@ func (v *Volume) placeHolesLocked(n int, f alloc.HoleFilter) ([]run, error) {
 	for i := 0; i < n; i++ {
 		if k := len(runs); k > 0 {
 			r := &runs[k-1]
-			t := v.layout.TrackOf(r.start)
-			next := r.start + int64(r.n)
+			t := v.layout.TrackOf(r.Start)
+			next := r.Start + int64(r.N)
 			if next < v.layout.TrackStart(t)+int64(v.alloc.TrackCap(t)) && !v.alloc.IsUsed(next) {
 				v.alloc.MarkUsed(next)
-				r.n++
+				r.N++
 				now += v.layout.BlockMs(t)
 				continue
 			}
@@ -85,14 +85,14 @@ func (v *Volume) placeHolesLocked(n int, f alloc.HoleFilter) ([]run, error) {
 		c := v.alloc.ChooseHole(h, now+v.m.overheadMs(true), f)
 		if c.Block < 0 {
 			for _, r := range runs {
-				for j := 0; j < r.n; j++ {
-					v.alloc.MarkFree(r.start + int64(j))
+				for j := 0; j < r.N; j++ {
+					v.alloc.MarkFree(r.Start + int64(j))
 				}
 			}
 			return nil, fmt.Errorf("plugging %d holes: no hole left: %w", n, ErrNoSpace)
 		}
 		v.alloc.MarkUsed(c.Block)
-		runs = append(runs, run{start: c.Block, n: 1})
+		runs = append(runs, run{Start: c.Block, N: 1})
 		t := v.layout.TrackOf(c.Block)
 		h.Cyl, h.Surf = v.layout.CylSurf(t)
 		now += v.m.overheadMs(true) + c.Cost + v.layout.BlockMs(t)

@@ -4,72 +4,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/ondisk"
+	"github.com/vlfs/vlfs/vld/place"
 )
 
-// run is a contiguous range of blocks chosen for one request.
-type run struct {
-	start int64
-	n     int
-}
-
-// placeLocked chooses where n blocks go, in order: as few contiguous runs
-// as possible, each placed where the head reaches free space soonest. The
-// blocks are marked used. Runs never span tracks.
-func (v *Volume) placeLocked(n int, w alloc.Window) ([]run, error) {
-	// Held-back writes go first, so that placement starts from where the
-	// head really is.
-	if err := v.drainLocked(); err != nil {
-		return nil, err
-	}
-	if runs, ok, err := v.placeByPolicyLocked(n, w); ok {
-		return runs, err
-	}
-	var runs []run
-	now := v.m.now
-	h := v.m.head
-	for left := n; left > 0; {
-		k := left
-		if mx := v.maxTrackBlocks(); k > mx {
-			k = mx
-		}
-		// Lengths no track holds would fail after a search: skip them (the
-		// same halving, so the same choice; on a full disk most lengths
-		// tried are such).
-		for mr := v.alloc.MaxRun(); k > mr && k > 1; {
-			k /= 2
-		}
-		c := alloc.NoChoice
-		for ; k > 0; k /= 2 {
-			if c = v.head.choose(v.alloc, h, now+v.m.overheadMs(true), k, w); c.Block >= 0 {
-				break
-			}
-		}
-		if c.Block < 0 {
-			for _, r := range runs { // undo: nothing was written
-				for i := 0; i < r.n; i++ {
-					v.alloc.MarkFree(r.start + int64(i))
-				}
-			}
-			return nil, fmt.Errorf("placing %d blocks: %w", n, ErrNoSpace)
-		}
-		for i := 0; i < k; i++ {
-			v.alloc.MarkUsed(c.Block + int64(i))
-		}
-		t := v.layout.TrackOf(c.Block)
-		v.alloc.NoteWrite(t)
-		runs = append(runs, run{start: c.Block, n: k})
-		// Later runs of the same request are searched from where this one
-		// ends, as the head will be there.
-		cyl, surf := v.layout.CylSurf(t)
-		h.Cyl, h.Surf = cyl, surf
-		now += c.Cost + float64(k)*v.layout.BlockMs(t)
-		left -= k
-	}
-	return runs, nil
-}
+// run is a contiguous range of blocks chosen for one request: the
+// placement policies' Run (vld/place).
+type run = place.Run
 
 // maxTrackBlocks is the capacity of the largest track. Track capacities
 // never change, so it is computed once: it is asked on every placement, and
@@ -124,15 +66,15 @@ func (v *Volume) WriteBlocks(data [][]byte, o WriteOpts) ([]Addr, error) {
 	addrs := make([]Addr, 0, len(data))
 	i := 0
 	for _, r := range runs {
-		if err := v.writeRunLocked(r, data[i:i+r.n]); err != nil {
+		if err := v.writeRunLocked(r, data[i:i+r.N]); err != nil {
 			return nil, err
 		}
-		for j := 0; j < r.n; j++ {
-			a := Addr(r.start) + Addr(j)
+		for j := 0; j < r.N; j++ {
+			a := Addr(r.Start) + Addr(j)
 			addrs = append(addrs, a)
 			v.written[a] = blockCRC(data[i+j])
 		}
-		i += r.n
+		i += r.N
 	}
 	return addrs, nil
 }
@@ -146,10 +88,10 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 		return err
 	}
 	start := time.Now()
-	_, err := device.WriteRun(v.dev, blocks, r.start*int64(v.bs))
+	_, err := device.WriteRun(v.dev, blocks, r.Start*int64(v.bs))
 	v.wall.write.Since(start)
 	if err != nil {
-		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.start, err)
+		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.Start, err)
 		return v.failed
 	}
 	v.chargeWriteLocked(r)
@@ -159,11 +101,11 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 // chargeWriteLocked charges one write request of run r to the simulated
 // disk and counts it.
 func (v *Volume) chargeWriteLocked(r run) {
-	bd := v.m.service(r.start, r.n, true)
+	bd := v.m.service(r.Start, r.N, true)
 	v.stats.Sim.Add(bd)
 	v.stats.WriteSim.Add(bd)
 	v.stats.Writes++
-	v.stats.BlocksWritten += int64(r.n)
+	v.stats.BlocksWritten += int64(r.N)
 }
 
 // ReadBlock reads block a into buf.
@@ -316,7 +258,7 @@ func (v *Volume) WriteAt(a Addr, data [][]byte) error {
 	if !v.sched.Direct() {
 		return v.writeAtQueuedLocked(a, data)
 	}
-	if err := v.writeRunLocked(run{start: int64(a), n: len(data)}, data); err != nil {
+	if err := v.writeRunLocked(run{Start: int64(a), N: len(data)}, data); err != nil {
 		return err
 	}
 	for i := range data {

@@ -1,10 +1,12 @@
-package vld
+package vld_test
 
 import (
 	"runtime"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // BenchmarkVLDMemory4GiB fills a 4 GiB logical disk (st19101, sparse image
@@ -17,13 +19,13 @@ func BenchmarkVLDMemory4GiB(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := FormatLogical(keepOpen{dev}, FormatOptions{Model: testModel(b, "st19101")}); err != nil {
+		if err := logical.Format(keepOpen{dev}, vld.FormatOptions{Model: testModel(b, "st19101")}); err != nil {
 			b.Fatal(err)
 		}
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		d, err := OpenLogical(keepOpen{dev}, Options{})
+		d, err := logical.Open(keepOpen{dev}, vld.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

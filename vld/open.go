@@ -37,16 +37,16 @@ func Open(dev device.Device, o Options) (*Volume, error) {
 		return nil, fmt.Errorf("open: %w: %w", err, ErrInvalid)
 	}
 	v.sched = sched.New[*request](o.Batch, batch)
-	if err := v.initPlacement(); err != nil {
-		return nil, err
-	}
 	if v.head, err = chooseHead(o, v.m, v.bs); err != nil {
 		return nil, fmt.Errorf("open: %w", err)
+	}
+	if err := v.initPlacement(); err != nil {
+		return nil, err
 	}
 	v.buf = make([]byte, v.bs)
 	v.reserve = o.ReserveBlocks
 	if v.reserve <= 0 {
-		v.reserve = defaultReserve(int64(v.sb.NumBlocks))
+		v.reserve = DefaultReserve(int64(v.sb.NumBlocks))
 	}
 	for _, a := range fixedAddrs() {
 		v.alloc.MarkUsed(int64(a))

@@ -25,7 +25,7 @@ type request struct {
 	near []Addr
 	rep  []bool
 	// passed counts the range writes served before this one although it
-	// was waiting first (place_range_queue.go): bounded, so none starves.
+	// was waiting first (sched_range.go): bounded, so none starves.
 	passed int
 
 	start, end float64 // simulated ms: first service began, last ended
@@ -168,7 +168,7 @@ func (v *Volume) dispatchLocked() ([]*request, error) {
 	if u.IsRead {
 		return v.serveReadLocked(u.Read)
 	}
-	if v.place.policy == PlaceRange {
+	if v.place.kind == PlaceRange {
 		u = v.pickRangeWriteLocked(u)
 	}
 	return v.serveWritesLocked(u)
@@ -195,7 +195,7 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 	start := v.m.now
 	var runs []run
 	if first := u.Pieces[0].R; first.Fixed {
-		runs = []run{{start: int64(first.addr) + int64(first.Sent), n: n}}
+		runs = []run{{Start: int64(first.addr) + int64(first.Sent), N: n}}
 	} else {
 		v.hintLocked(batchHints(u), n)
 		var err error
@@ -207,10 +207,10 @@ func (v *Volume) serveWritesLocked(u unit) ([]*request, error) {
 	addrs := runAddrs(runs)
 	i := 0
 	for _, r := range runs {
-		if err := v.writeRunLocked(r, blocks[i:i+r.n]); err != nil {
+		if err := v.writeRunLocked(r, blocks[i:i+r.N]); err != nil {
 			return v.failAllLocked(err), err
 		}
-		i += r.n
+		i += r.N
 	}
 	var served []*request
 	i = 0

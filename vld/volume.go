@@ -45,7 +45,7 @@ type Volume struct {
 	m     *mech
 	sched *sched.Scheduler[*request]
 	log   *vlog
-	place placeState // placement policy (place_policy.go)
+	place placeState // placement policy (placement.go, vld/place)
 	phase int
 	// failed is set when a device error leaves memory ahead of the disk;
 	// every later call returns it.
@@ -283,7 +283,7 @@ func (v *Volume) Stats() Stats {
 	}
 	s.AllocDecisions = v.alloc.Decisions()
 	s.AllocNs, s.AllocBlocks = v.alloc.Cost()
-	s.Placement = v.place.policy.String()
+	s.Placement = v.place.kind.String()
 	s.HeadModel = v.HeadModel()
 	s.BatchPolicy, s.BatchBlocks = v.sched.Policy().String(), v.sched.BatchBlocks()
 	s.WriteWall, s.FlushWall = v.wall.write.Snapshot(), v.wall.flush.Snapshot()
@@ -324,7 +324,11 @@ func (v *Volume) checkAddr(a Addr) error {
 	return nil
 }
 
-func defaultReserve(nb int64) int64 {
+// DefaultReserve is how many blocks a volume of nb blocks keeps back from
+// data writes when Options.ReserveBlocks is 0: 1 %, at least 32 and at
+// most 8192 blocks, and never more than a quarter of the volume. A client
+// sizing its address space (vld/logical) leaves them out.
+func DefaultReserve(nb int64) int64 {
 	r := nb / 100
 	if r < 32 {
 		r = 32

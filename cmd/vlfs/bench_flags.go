@@ -9,6 +9,7 @@ import (
 	"github.com/vlfs/vlfs/bench"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 	"github.com/vlfs/vlfs/vld/profile"
 )
 
@@ -27,10 +28,10 @@ type benchFlags struct {
 	checks []func() bool
 
 	// Set by parse from the shared flags that were asked for.
-	model   *disk.Model      // --disk; nil when none was given where it may be left out
-	head    *profile.Profile // --head; nil: the simulated head
-	places  []vld.Placement  // --placement
-	cleaner vld.CleanPolicy  // --clean-policy
+	model   *disk.Model         // --disk; nil when none was given where it may be left out
+	head    *profile.Profile    // --head; nil: the simulated head
+	places  []vld.Placement     // --placement
+	cleaner logical.CleanPolicy // --clean-policy
 }
 
 // newBenchFlags starts `vlfs bench NAME`'s flag set with --json, which

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vlfs/vlfs/bench"
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // The flags several benchmarks take, each defined here once. Where
@@ -105,7 +106,7 @@ func (b *benchFlags) cleanPolicy() {
 	s := b.fl.String("clean-policy", "cost-benefit", "the lfs segment cleaner's policy: cost-benefit or greedy")
 	b.checks = append(b.checks, func() bool {
 		var err error
-		if b.cleaner, err = vld.ParseCleanPolicy(*s); err != nil {
+		if b.cleaner, err = logical.ParseCleanPolicy(*s); err != nil {
 			b.usageErr("--clean-policy: %v", err)
 			return false
 		}

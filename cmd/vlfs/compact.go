@@ -12,6 +12,7 @@ import (
 	"github.com/vlfs/vlfs/internal/liveline"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // compactResult is what `vlfs compact --json` prints. Times are simulated
@@ -93,7 +94,7 @@ func compactImage(path string, cfg compactor.Config, quiet bool, stderr io.Write
 		}
 		return nil, err
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		dev.Close()
 		if errors.Is(err, vld.ErrInvalid) {
@@ -108,7 +109,7 @@ func compactImage(path string, cfg compactor.Config, quiet bool, stderr io.Write
 	return res, err
 }
 
-func compactDisk(d *vld.LogicalDisk, path string, cfg compactor.Config, quiet bool, stderr io.Writer) (*compactResult, error) {
+func compactDisk(d *logical.Disk, path string, cfg compactor.Config, quiet bool, stderr io.Writer) (*compactResult, error) {
 	if d.Placement() != vld.PlaceEager {
 		return nil, fmt.Errorf("an update-in-place disk has fixed homes: nothing to compact: %w", vld.ErrInvalid)
 	}

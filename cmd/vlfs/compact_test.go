@@ -11,6 +11,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // fragmentedImage writes an 8 MiB st19101 logical-disk image, 80 % full
@@ -24,10 +25,10 @@ func fragmentedImage(t *testing.T) (string, map[int64]uint32) {
 		t.Fatal(err)
 	}
 	m, _ := disk.Preset("st19101")
-	if err := vld.FormatLogical(dev, vld.FormatOptions{Model: m}); err != nil {
+	if err := logical.Format(dev, vld.FormatOptions{Model: m}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func fragmentedImage(t *testing.T) (string, map[int64]uint32) {
 	return img, sums
 }
 
-func sumBlocks(t *testing.T, d *vld.LogicalDisk) map[int64]uint32 {
+func sumBlocks(t *testing.T, d *logical.Disk) map[int64]uint32 {
 	t.Helper()
 	out := map[int64]uint32{}
 	buf := make([]byte, d.BlockSize())
@@ -89,7 +90,7 @@ func TestCompactImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // diskCreateArgs is a parsed `vlfs disk create` command line.
@@ -104,7 +105,7 @@ func (a *diskCreateArgs) create(stdout, stderr io.Writer) error {
 		err = fillImage(a.img, a.size, stderr, false)
 	}
 	if err == nil {
-		if err = vld.FormatLogicalPlaced(dev, vld.FormatOptions{Model: a.model}, a.place); err != nil {
+		if err = logical.FormatPlaced(dev, vld.FormatOptions{Model: a.model}, a.place); err != nil {
 			err = fmt.Errorf("formatting %s: %w", a.img, err)
 		}
 	}
@@ -151,7 +152,7 @@ func (a *diskCreateArgs) report(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		dev.Close()
 		return fmt.Errorf("reopening %s: %w", a.img, err)

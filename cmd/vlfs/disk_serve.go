@@ -14,6 +14,7 @@ import (
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vld/disk"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // diskServeArgs is a parsed `vlfs disk serve` command line.
@@ -124,7 +125,7 @@ func (a *diskServeArgs) absImage() string {
 
 // open opens the image (refusing one already served) and checks --disk and
 // --placement against it.
-func (a *diskServeArgs) open() (*vld.LogicalDisk, error) {
+func (a *diskServeArgs) open() (*logical.Disk, error) {
 	if _, err := os.Stat(a.img); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("image %s does not exist; create it with: vlfs disk create --size 1GiB %s", a.img, a.img)
 	}
@@ -135,7 +136,7 @@ func (a *diskServeArgs) open() (*vld.LogicalDisk, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{Clock: a.clock})
+	d, err := logical.Open(dev, vld.Options{Clock: a.clock})
 	if err != nil {
 		dev.Close()
 		return nil, explainDiskOpenError(a.img, err)
@@ -148,7 +149,7 @@ func (a *diskServeArgs) open() (*vld.LogicalDisk, error) {
 }
 
 // checkImage compares --disk and --placement with what the image holds.
-func (a *diskServeArgs) checkImage(d *vld.LogicalDisk) error {
+func (a *diskServeArgs) checkImage(d *logical.Disk) error {
 	if a.placement != "" {
 		want, _ := vld.ParsePlacement(a.placement)
 		if want != d.Placement() {
@@ -180,7 +181,7 @@ func explainDiskOpenError(img string, err error) error {
 	return fmt.Errorf("opening %s: %w", img, err)
 }
 
-func (a *diskServeArgs) servingMessage(w io.Writer, srv *diskfs.Server, d *vld.LogicalDisk) {
+func (a *diskServeArgs) servingMessage(w io.Writer, srv *diskfs.Server, d *logical.Disk) {
 	disk, dir := srv.DiskPath(), srv.Dir()
 	fmt.Fprintf(w, "vlfs: serving %s on %s (pid %d): %s, placement %s, %s disk, clock %s\n", a.img, dir, os.Getpid(),
 		sizeText(d.Blocks()*int64(d.BlockSize())), d.Placement(), d.Volume().Model().Name, a.clockName)

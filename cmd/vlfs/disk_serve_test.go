@@ -16,6 +16,7 @@ import (
 	"github.com/vlfs/vlfs/diskfs"
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // diskHelperEnv makes the test binary run one vlfs command line (JSON
@@ -158,7 +159,7 @@ func readImage(t *testing.T, img string, off int64, n int) ([]byte, vld.Recovery
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := vld.OpenLogical(dev, vld.Options{})
+	d, err := logical.Open(dev, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/logical"
 )
 
 // runDiskCLI runs one vlfs command line in-process.
@@ -73,7 +74,7 @@ func checkDiskImage(t *testing.T, img, placement string) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	d, err := vld.OpenLogical(dev, vld.Options{ReadOnly: true})
+	d, err := logical.Open(dev, vld.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@
 // arrival time, read or write, fixed address or not, blocks in all and
 // sent, done) and adds the rest; the scheduler reaches the embedded part
 // through Req. Placement choices among queued writes (range writes by HRS,
-// vld/place_range_queue.go) stay in the volume, which walks the write
+// vld/sched_range.go) stay in the volume, which walks the write
 // queue with Writes and Write.
 //
 // It may import vld/disk (the disk model, for c*) and the standard library

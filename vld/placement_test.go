@@ -109,7 +109,7 @@ func TestInPlaceRewritesOverOldCopy(t *testing.T) {
 func TestLFSAppendsAndKeepsPartialSegment(t *testing.T) {
 	v, _, live := newPlacedVolume(t, PlaceLFS, 64<<20)
 	bs := v.BlockSize()
-	seg := int64(lfsSegmentBytes / bs)
+	seg := v.place.lfs.SegmentBlocks()
 	write := func(n int) []Addr {
 		t.Helper()
 		data := make([][]byte, n)

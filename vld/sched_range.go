@@ -1,11 +1,6 @@
 package vld
 
-import (
-	"math"
-
-	"github.com/vlfs/vlfs/vld/alloc"
-	"github.com/vlfs/vlfs/vld/sched"
-)
+import "github.com/vlfs/vlfs/vld/sched"
 
 // Range writes in a queue (issue 31; the range-writes paper's HRS over a
 // command queue). Range placement serves requests whole, in FIFO order,
@@ -62,16 +57,7 @@ func (v *Volume) pickRangeWriteLocked(u unit) unit {
 func (v *Volume) rangeStartCostLocked(w *request) float64 {
 	near := sliceOf(w.near, w.Sent, w.Left())
 	rep := sliceOf(w.rep, w.Sent, w.Left())
-	hint := hintAt(near, 0)
-	if hint == 0 {
-		near, rep = nil, nil
-	}
-	k := min(chainLen(near, rep, 0, w.Left()), v.maxTrackBlocks())
-	_, cost, err := v.rangePartLocked(hint, k, v.m.head, v.m.now, alloc.Window{}, near == nil)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return cost
+	return v.place.rng.StartCost(v.placeAtLocked(), near, rep, w.Left())
 }
 
 // hintsOf copies o's hints for a queued write of n blocks (the caller may

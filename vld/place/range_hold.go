@@ -1,4 +1,4 @@
-package vld
+package place
 
 import (
 	"slices"
@@ -22,7 +22,7 @@ import (
 const rangeTailsKept = 32
 
 // rangeTails are the first blocks after recently written chains, oldest
-// first. Guarded by Volume.mu.
+// first.
 type rangeTails struct {
 	ends []int64
 }
@@ -37,32 +37,33 @@ func (r *rangeTails) note(start, end int64) {
 	r.ends = append(r.ends, end)
 }
 
-// holdRoomsLocked marks the free blocks of every growth room used, except
-// the room starting at own (the chain being placed continues there; 0 for
+// holdRooms marks the free blocks of every growth room used, except the
+// room starting at own (the chain being placed continues there; 0 for
 // none), and returns the function that frees them again.
-func (v *Volume) holdRoomsLocked(own int64) func() {
-	room := int64(v.maxTrackBlocks())
-	nb := int64(v.sb.NumBlocks)
+func (p *Range) holdRooms(own int64) func() {
+	a := p.d.Alloc
+	room := int64(p.d.MaxTrack)
+	nb := p.d.blocks()
 	var held []int64
-	for _, e := range v.place.tails.ends {
+	for _, e := range p.tails.ends {
 		if e == own {
 			continue
 		}
 		for b := max(e, ondisk.FixedBlocks); b < min(e+room, nb); b++ {
-			if v.alloc.MarkUsed(b) {
+			if a.MarkUsed(b) {
 				held = append(held, b)
 			}
 		}
 	}
 	return func() {
-		active := v.alloc.Active()
+		active := a.Active()
 		for _, b := range held {
-			v.alloc.MarkFree(b)
+			a.MarkFree(b)
 		}
-		if v.alloc.Active() < 0 {
+		if a.Active() < 0 {
 			// Emptying a held track may have reset the active track;
 			// the hold must leave the allocator as it found it.
-			v.alloc.SetActive(active)
+			a.SetActive(active)
 		}
 	}
 }

@@ -1,8 +1,10 @@
-package vld
+package logical
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/vlfs/vlfs/vld"
 )
 
 // The segment cleaner of a logical disk on PlaceLFS: the MIT Logical
@@ -37,7 +39,7 @@ func ParseCleanPolicy(s string) (CleanPolicy, error) {
 	case "greedy":
 		return CleanGreedy, nil
 	}
-	return 0, fmt.Errorf("cleaning policy %q: want cost-benefit or greedy: %w", s, ErrInvalid)
+	return 0, fmt.Errorf("cleaning policy %q: want cost-benefit or greedy: %w", s, vld.ErrInvalid)
 }
 
 func (p CleanPolicy) String() string {
@@ -95,7 +97,7 @@ func (s CleanerStats) WriteCost() float64 {
 	return float64(s.ClientBlocks+s.BlocksRead+s.BlocksMoved) / float64(s.ClientBlocks)
 }
 
-// cleaner is a logical disk's cleaning state, guarded by LogicalDisk.mu.
+// cleaner is a logical disk's cleaning state, guarded by Disk.mu.
 type cleaner struct {
 	cfg CleanerConfig
 	st  CleanerStats
@@ -111,14 +113,14 @@ type segCand struct {
 
 // SetCleaner sets the cleaner's configuration (a disk not on PlaceLFS
 // ignores it).
-func (d *LogicalDisk) SetCleaner(c CleanerConfig) {
+func (d *Disk) SetCleaner(c CleanerConfig) {
 	d.mu.Lock()
 	d.cl.cfg = c.withDefaults()
 	d.mu.Unlock()
 }
 
 // CleanerStats reports the cleaner's counters.
-func (d *LogicalDisk) CleanerStats() CleanerStats {
+func (d *Disk) CleanerStats() CleanerStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.cl.st
@@ -126,20 +128,17 @@ func (d *LogicalDisk) CleanerStats() CleanerStats {
 
 // CleanSegments reports how many segments are clean (current one excluded)
 // and how many there are; 0, 0 unless the disk is on PlaceLFS.
-func (d *LogicalDisk) CleanSegments() (clean, total int64) {
-	if d.place != PlaceLFS {
+func (d *Disk) CleanSegments() (clean, total int64) {
+	if d.place != vld.PlaceLFS {
 		return 0, 0
 	}
-	v := d.v
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.place.lfs.cleanCount(), v.place.lfs.numSegments()
+	return d.v.LFSSegmentCount()
 }
 
 // noteClientLocked counts n blocks the client writes and cleans first if
 // clean segments run low.
-func (d *LogicalDisk) noteClientLocked(n int) error {
-	if d.place != PlaceLFS {
+func (d *Disk) noteClientLocked(n int) error {
+	if d.place != vld.PlaceLFS {
 		return nil
 	}
 	d.cl.st.ClientBlocks += int64(n)
@@ -161,7 +160,7 @@ const cleanBatch = 8
 // cleanUntilLocked cleans segments no fuller than maxUtil, at most batch
 // per commit, until want are clean, no candidate is left, or (deadline >=
 // 0) the clock passes deadline.
-func (d *LogicalDisk) cleanUntilLocked(want int64, maxUtil, deadline float64, batch int64) error {
+func (d *Disk) cleanUntilLocked(want int64, maxUtil, deadline float64, batch int64) error {
 	_, total := d.CleanSegments()
 	for i := int64(0); i < total; i++ {
 		clean, _ := d.CleanSegments()
@@ -186,7 +185,7 @@ func (d *LogicalDisk) cleanUntilLocked(want int64, maxUtil, deadline float64, ba
 // at most need (and cleanBatch) of them, whose live blocks fit in the
 // clean segments there are but one. A commit first releases blocks freed
 // since the last one, so that they do not pin their segments.
-func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]segCand, error) {
+func (d *Disk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]segCand, error) {
 	if err := d.commitDirtyLocked(); err != nil {
 		return nil, err
 	}
@@ -201,7 +200,7 @@ func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]
 		}
 		return cands[i].score > cands[j].score
 	})
-	seg := d.v.place.lfs.seg
+	seg := d.v.LFSSegmentBlocks()
 	room := max(clean-1, 0) * seg
 	out := cands[:1] // always one: the reserve takes it if need be
 	moved := int64(len(cands[0].live))
@@ -215,47 +214,36 @@ func (d *LogicalDisk) pickSegmentsLocked(maxUtil float64, clean, need int64) ([]
 	return out, nil
 }
 
-// candidatesLocked lists the segments that can be cleaned now: not the
-// current one, not clean, every used block a live logical block, and at
-// most maxUtil of it live.
-func (d *LogicalDisk) candidatesLocked(maxUtil float64) []segCand {
+// candidatesLocked lists the segments that can be cleaned now: those the
+// volume offers (not the current one, not clean, no block freed and not
+// yet released), every used block a live logical block, and at most
+// maxUtil of it live.
+func (d *Disk) candidatesLocked(maxUtil float64) []segCand {
 	d.buildRevLocked()
-	v := d.v
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	l := v.place.lfs
+	segBlocks := d.v.LFSSegmentBlocks()
 	var out []segCand
-	for s := int64(0); s < l.numSegments(); s++ {
-		if s == l.cur {
-			continue
-		}
-		lo, hi := l.segRange(s)
-		if hi-lo != l.seg || l.clean(s) {
-			continue
-		}
-		var live []Movable
-		ok := true
-		for b := v.alloc.NextUsed(lo, hi); b >= 0; b = v.alloc.NextUsed(b+1, hi) {
+	for _, s := range d.v.LFSSegments() {
+		live := make([]Movable, 0, len(s.Used))
+		for _, b := range s.Used {
 			r := d.mv.rev[b]
-			if r == 0 || d.m[r-1] != uint32(b) || v.pending[Addr(b)] {
-				ok = false
+			if r == 0 || d.m[r-1] != uint32(b) {
 				break
 			}
-			live = append(live, Movable{Logical: int64(r - 1), Addr: Addr(b)})
+			live = append(live, Movable{Logical: int64(r - 1), Addr: b})
 		}
-		u := float64(len(live)) / float64(l.seg)
-		if !ok || u > maxUtil || len(live) == int(l.seg) {
+		u := float64(len(live)) / float64(segBlocks)
+		if len(live) < len(s.Used) || u > maxUtil || len(live) == int(segBlocks) {
 			continue
 		}
-		age := v.m.now - l.openedMs[s]
-		out = append(out, segCand{seg: s, live: live, util: u, score: (1 - u) * (age + 1) / (1 + u)})
+		age := s.AgeMs
+		out = append(out, segCand{seg: s.Index, live: live, util: u, score: (1 - u) * (age + 1) / (1 + u)})
 	}
 	return out
 }
 
 // cleanSegmentsLocked moves the live blocks of cs to the log and
 // commits once.
-func (d *LogicalDisk) cleanSegmentsLocked(cs []segCand) error {
+func (d *Disk) cleanSegmentsLocked(cs []segCand) error {
 	t0 := d.v.NowMs()
 	d.mv.cache = nil // read the segments now, not an older prefetch
 	var live []Movable
@@ -275,7 +263,7 @@ func (d *LogicalDisk) cleanSegmentsLocked(cs []segCand) error {
 	}
 	// Meta: the cleaner may use the reserve, it gives back more than it
 	// takes.
-	addrs, err := d.v.WriteBlocks(blocks, WriteOpts{Meta: true})
+	addrs, err := d.v.WriteBlocks(blocks, vld.WriteOpts{Meta: true})
 	if err != nil {
 		return fmt.Errorf("cleaning %d segments: %w", len(cs), err)
 	}
@@ -304,14 +292,14 @@ func (d *LogicalDisk) cleanSegmentsLocked(cs []segCand) error {
 // segment is cleaned whole once started, so the last one may run past the
 // idle time: waitMs is by how much (the next request waits that long). A
 // disk not on PlaceLFS only idles.
-func (d *LogicalDisk) CleanIdle(ms float64) (waitMs float64, err error) {
+func (d *Disk) CleanIdle(ms float64) (waitMs float64, err error) {
 	if !(ms > 0) {
 		return 0, nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	deadline := d.v.NowMs() + ms
-	if d.place == PlaceLFS {
+	if d.place == vld.PlaceLFS {
 		cfg := d.cl.cfg.withDefaults()
 		before := d.cl.st.SegmentsCleaned
 		_, total := d.CleanSegments()

@@ -1,10 +1,11 @@
-package vld
+package logical
 
 import (
 	"fmt"
 	"math/rand"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -18,11 +19,11 @@ func TestLFSCleanerCrash(t *testing.T) {
 			t.Logf("seed %d (replay with -vld.seed %d)", seed, seed)
 			rng := rand.New(rand.NewSource(seed))
 			base := device.NewMem(8 << 20)
-			if err := FormatLogicalPlaced(base, FormatOptions{Model: testModel(t, "st19101")}, PlaceLFS); err != nil {
+			if err := FormatPlaced(base, vld.FormatOptions{Model: testModel(t, "st19101")}, vld.PlaceLFS); err != nil {
 				t.Fatal(err)
 			}
 			crash := device.NewCrash(base)
-			d, err := OpenLogical(keepOpen{crash}, Options{CheckpointEvery: []int{16, 0}[rng.Intn(2)]})
+			d, err := Open(keepOpen{crash}, vld.Options{CheckpointEvery: []int{16, 0}[rng.Intn(2)]})
 			if err != nil {
 				t.Fatal(err)
 			}

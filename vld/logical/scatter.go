@@ -1,6 +1,10 @@
-package vld
+package logical
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlfs/vlfs/vld"
+)
 
 // WriteScattered writes the logical blocks ls[i] <- data[i] as one
 // request to the volume, in that order: a buffer cache flushing its dirty
@@ -8,9 +12,9 @@ import "fmt"
 // Logical Disk writes a segment at a time; an in-place disk writes each at
 // its home. Not durable until Sync. A logical block listed twice keeps the
 // last copy.
-func (d *LogicalDisk) WriteScattered(ls []int64, data [][]byte) error {
+func (d *Disk) WriteScattered(ls []int64, data [][]byte) error {
 	if len(ls) != len(data) {
-		return fmt.Errorf("write scattered: %d addresses, %d blocks: %w", len(ls), len(data), ErrInvalid)
+		return fmt.Errorf("write scattered: %d addresses, %d blocks: %w", len(ls), len(data), vld.ErrInvalid)
 	}
 	for _, l := range ls {
 		if err := d.checkRange(l, 1); err != nil {
@@ -23,9 +27,9 @@ func (d *LogicalDisk) WriteScattered(ls []int64, data [][]byte) error {
 	d.arrive()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.place == PlaceInPlace {
+	if d.place == vld.PlaceInPlace {
 		for i, l := range ls {
-			if err := d.v.WriteAt(Addr(d.m[l]), data[i:i+1]); err != nil {
+			if err := d.v.WriteAt(vld.Addr(d.m[l]), data[i:i+1]); err != nil {
 				return err
 			}
 		}
@@ -34,7 +38,7 @@ func (d *LogicalDisk) WriteScattered(ls []int64, data [][]byte) error {
 	if err := d.noteClientLocked(len(data)); err != nil {
 		return err
 	}
-	addrs, err := d.v.WriteBlocks(data, WriteOpts{})
+	addrs, err := d.v.WriteBlocks(data, vld.WriteOpts{})
 	if err != nil {
 		return err
 	}

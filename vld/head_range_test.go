@@ -34,7 +34,7 @@ func TestRangeProfiledHeadTakesCheapestSkip(t *testing.T) {
 		t.Fatalf("last request ended at %d, want %d", v.m.last.end, e)
 	}
 	hint := Addr(e - 2) // its exact continuation, e-1, is the block just written
-	got := writeRanged(t, v, [][]byte{block(bs, 2), block(bs, 3)}, []Addr{hint, hint})
+	got := writeRanged(t, v, newRangePolicy(v), [][]byte{block(bs, 2), block(bs, 3)}, []Addr{hint, hint})
 	live = append(live, got...)
 	if int64(got[0]) != e+3 || got[1] != got[0]+1 {
 		t.Errorf("chain near %d placed at %v; the profile's cheapest start is %d", hint, got, e+3)

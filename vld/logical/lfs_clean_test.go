@@ -1,21 +1,22 @@
-package vld
+package logical
 
 import (
 	"fmt"
 	"math/rand"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
 // lfsDisk formats and opens a logical disk on PlaceLFS.
-func lfsDisk(t *testing.T, size int64, cfg CleanerConfig) (*LogicalDisk, *device.Mem) {
+func lfsDisk(t *testing.T, size int64, cfg CleanerConfig) (*Disk, *device.Mem) {
 	t.Helper()
 	dev := device.NewMem(size)
-	if err := FormatLogicalPlaced(dev, FormatOptions{Model: testModel(t, "st19101")}, PlaceLFS); err != nil {
+	if err := FormatPlaced(dev, vld.FormatOptions{Model: testModel(t, "st19101")}, vld.PlaceLFS); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenLogical(keepOpen{dev}, Options{})
+	d, err := Open(keepOpen{dev}, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func lfsDisk(t *testing.T, size int64, cfg CleanerConfig) (*LogicalDisk, *device
 // churn writes a file of n blocks, then rounds of k scattered updates
 // followed by a Sync, tagging every block with its version; it returns
 // the expected first byte of every block.
-func churn(t *testing.T, d *LogicalDisk, rng *rand.Rand, n int64, rounds, k int) map[int64]byte {
+func churn(t *testing.T, d *Disk, rng *rand.Rand, n int64, rounds, k int) map[int64]byte {
 	t.Helper()
 	bs := d.BlockSize()
 	want := map[int64]byte{}
@@ -66,7 +67,7 @@ func churn(t *testing.T, d *LogicalDisk, rng *rand.Rand, n int64, rounds, k int)
 	return want
 }
 
-func checkFirstBytes(t *testing.T, d *LogicalDisk, want map[int64]byte) {
+func checkFirstBytes(t *testing.T, d *Disk, want map[int64]byte) {
 	t.Helper()
 	buf := make([]byte, d.BlockSize())
 	for l, b := range want {

@@ -1,9 +1,9 @@
-package vld
+package logical
 
 // MappedCount is how many logical blocks are mapped: written and not
 // trimmed since (with in-place placement, every block: homes are fixed).
 // It walks the map, so it costs O(Blocks) and is meant for reports.
-func (d *LogicalDisk) MappedCount() int64 {
+func (d *Disk) MappedCount() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n := int64(0)

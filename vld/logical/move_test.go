@@ -1,4 +1,4 @@
-package vld
+package logical
 
 import (
 	"bytes"
@@ -7,13 +7,14 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
 // fillLogical writes n random logical blocks of distinct contents (first
 // byte 1..250 plus the logical number) with random think time, synced, and
 // returns the reference contents.
-func fillLogical(t *testing.T, d *LogicalDisk, rng *rand.Rand, n int, span int64) map[int64][]byte {
+func fillLogical(t *testing.T, d *Disk, rng *rand.Rand, n int, span int64) map[int64][]byte {
 	t.Helper()
 	ref := map[int64][]byte{}
 	bs := d.BlockSize()
@@ -30,7 +31,7 @@ func fillLogical(t *testing.T, d *LogicalDisk, rng *rand.Rand, n int, span int64
 	return ref
 }
 
-func checkContents(t *testing.T, d *LogicalDisk, ref map[int64][]byte) {
+func checkContents(t *testing.T, d *Disk, ref map[int64][]byte) {
 	t.Helper()
 	buf := make([]byte, d.BlockSize())
 	for l, want := range ref {
@@ -44,7 +45,7 @@ func checkContents(t *testing.T, d *LogicalDisk, ref map[int64][]byte) {
 }
 
 // busiestTrack is a track with the most movable blocks.
-func busiestTrack(t *testing.T, d *LogicalDisk) (int, []Movable) {
+func busiestTrack(t *testing.T, d *Disk) (int, []Movable) {
 	t.Helper()
 	best, bestLive := -1, []Movable(nil)
 	for tr := 0; tr < d.Volume().NumTracks(); tr++ {
@@ -64,7 +65,7 @@ func busiestTrack(t *testing.T, d *LogicalDisk) (int, []Movable) {
 
 func TestRelocateEmptiesATrack(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	d, dev := newTestLogical(t, "st19101", 8<<20, Options{})
+	d, dev := newTestLogical(t, "st19101", 8<<20, vld.Options{})
 	ref := fillLogical(t, d, rng, 300, 400)
 	tr, live := busiestTrack(t, d)
 	if err := d.Prefetch(live[:len(live)/2]); err != nil {
@@ -73,7 +74,7 @@ func TestRelocateEmptiesATrack(t *testing.T) {
 	reads := d.Volume().Stats().Reads
 	moved := 0
 	for i := 0; i < len(live); i += 3 {
-		n, err := d.Relocate(live[i:min(i+3, len(live))], HoleOpts{Avoid: tr})
+		n, err := d.Relocate(live[i:min(i+3, len(live))], vld.HoleOpts{Avoid: tr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +102,7 @@ func TestRelocateEmptiesATrack(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenLogical(keepOpen{dev}, Options{})
+	r, err := Open(keepOpen{dev}, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestRelocateEmptiesATrack(t *testing.T) {
 // is not moved, and a stale prefetched copy is never written back.
 func TestRelocateSkipsStale(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
-	d, _ := newTestLogical(t, "st19101", 8<<20, Options{})
+	d, _ := newTestLogical(t, "st19101", 8<<20, vld.Options{})
 	ref := fillLogical(t, d, rng, 200, 300)
 	tr, live := busiestTrack(t, d)
 	if len(live) < 3 {
@@ -134,7 +135,7 @@ func TestRelocateSkipsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(ref, live[1].Logical)
-	n, err := d.Relocate(live, HoleOpts{Avoid: tr})
+	n, err := d.Relocate(live, vld.HoleOpts{Avoid: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,18 +151,18 @@ func TestRelocateSkipsStale(t *testing.T) {
 
 func TestRelocateRefusesInPlace(t *testing.T) {
 	dev := device.NewMem(4 << 20)
-	if err := FormatLogicalPlaced(dev, FormatOptions{Model: testModel(t, "st19101")}, PlaceInPlace); err != nil {
+	if err := FormatPlaced(dev, vld.FormatOptions{Model: testModel(t, "st19101")}, vld.PlaceInPlace); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenLogical(dev, Options{})
+	d, err := Open(dev, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if _, _, err := d.TrackLive(1); !errors.Is(err, ErrInvalid) {
+	if _, _, err := d.TrackLive(1); !errors.Is(err, vld.ErrInvalid) {
 		t.Fatalf("TrackLive on an in-place disk: %v", err)
 	}
-	if _, err := d.Relocate([]Movable{{Logical: 0, Addr: 4}}, HoleOpts{Avoid: -1}); !errors.Is(err, ErrInvalid) {
+	if _, err := d.Relocate([]Movable{{Logical: 0, Addr: 4}}, vld.HoleOpts{Avoid: -1}); !errors.Is(err, vld.ErrInvalid) {
 		t.Fatalf("Relocate on an in-place disk: %v", err)
 	}
 }
@@ -185,7 +186,7 @@ func TestRelocateCrash(t *testing.T) {
 			const span = 1400
 			base, prefill := prefilledLogical(t, span)
 			crash := device.NewCrash(base)
-			d, err := OpenLogical(keepOpen{crash}, Options{CheckpointEvery: []int{4, 0}[rng.Intn(2)]})
+			d, err := Open(keepOpen{crash}, vld.Options{CheckpointEvery: []int{4, 0}[rng.Intn(2)]})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,10 +230,10 @@ func TestRelocateCrash(t *testing.T) {
 func prefilledLogical(t *testing.T, n int64) (*device.Mem, map[int64]byte) {
 	t.Helper()
 	base := device.NewMem(8 << 20)
-	if err := FormatLogical(base, FormatOptions{Model: testModel(t, "st19101")}); err != nil {
+	if err := Format(base, vld.FormatOptions{Model: testModel(t, "st19101")}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenLogical(keepOpen{base}, Options{})
+	d, err := Open(keepOpen{base}, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func prefilledLogical(t *testing.T, n int64) (*device.Mem, map[int64]byte) {
 }
 
 // relocateSome moves a few live blocks of a random track holding some.
-func relocateSome(d *LogicalDisk, rng *rand.Rand) (int, error) {
+func relocateSome(d *Disk, rng *rand.Rand) (int, error) {
 	nt := d.Volume().NumTracks()
 	for try := 0; try < nt; try++ {
 		tr := rng.Intn(nt)
@@ -274,7 +275,7 @@ func relocateSome(d *LogicalDisk, rng *rand.Rand) (int, error) {
 				return 0, err
 			}
 		}
-		return d.Relocate(live[:k], HoleOpts{Avoid: tr})
+		return d.Relocate(live[:k], vld.HoleOpts{Avoid: tr})
 	}
 	return 0, nil
 }
@@ -334,14 +335,14 @@ func (h *crashHistory) verify(t *testing.T, rng *rand.Rand, span int64, bs int) 
 // recovers the new map. Settle with nothing pending writes nothing.
 func TestRelocateLaterSettles(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
-	d, dev := newTestLogical(t, "st19101", 8<<20, Options{})
+	d, dev := newTestLogical(t, "st19101", 8<<20, vld.Options{})
 	ref := fillLogical(t, d, rng, 300, 400)
 	tr, live := busiestTrack(t, d)
 	w0 := d.Volume().Stats().BlocksWritten
 	if err := d.Settle(); err != nil || d.Volume().Stats().BlocksWritten != w0 {
 		t.Fatalf("Settle with nothing pending: %v, %d blocks written", err, d.Volume().Stats().BlocksWritten-w0)
 	}
-	n, err := d.RelocateLater(live, HoleOpts{Avoid: tr})
+	n, err := d.RelocateLater(live, vld.HoleOpts{Avoid: tr})
 	if err != nil || n != len(live) {
 		t.Fatalf("RelocateLater: moved %d of %d, %v", n, len(live), err)
 	}
@@ -359,7 +360,7 @@ func TestRelocateLaterSettles(t *testing.T) {
 	}
 	checkContents(t, d, ref)
 	for name, img := range map[string][]byte{"before Settle": before, "after Settle": dev.Bytes()} {
-		r, err := OpenLogical(device.MemFrom(img), Options{})
+		r, err := Open(device.MemFrom(img), vld.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,4 +1,4 @@
-package vld
+package logical
 
 import (
 	"bytes"
@@ -7,21 +7,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
-func newTestLogical(t testing.TB, model string, size int64, o Options) (*LogicalDisk, *device.Mem) {
+func newTestLogical(t testing.TB, model string, size int64, o vld.Options) (*Disk, *device.Mem) {
 	t.Helper()
 	dev := device.NewMem(size)
-	if err := FormatLogical(dev, FormatOptions{Model: testModel(t, model)}); err != nil {
+	if err := Format(dev, vld.FormatOptions{Model: testModel(t, model)}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenLogical(keepOpen{dev}, o)
+	d, err := Open(keepOpen{dev}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := d.Check(); err != nil && !errors.Is(err, ErrClosed) {
+		if err := d.Check(); err != nil && !errors.Is(err, vld.ErrClosed) {
 			t.Errorf("Check after test: %v", err)
 		}
 	})
@@ -35,7 +36,7 @@ func TestLogicalDiskModel(t *testing.T) {
 		t.Run("", func(t *testing.T) {
 			t.Logf("seed %d (replay with -vld.seed %d)", seed, seed)
 			rng := rand.New(rand.NewSource(seed))
-			d, dev := newTestLogical(t, "st19101", 16<<20, Options{CheckpointEvery: 8})
+			d, dev := newTestLogical(t, "st19101", 16<<20, vld.Options{CheckpointEvery: 8})
 			bs := d.BlockSize()
 			ref := map[int64][]byte{}
 			for step := 0; step < 300; step++ {
@@ -69,7 +70,7 @@ func TestLogicalDiskModel(t *testing.T) {
 						t.Fatal(err)
 					}
 					var err error
-					if d, err = OpenLogical(keepOpen{dev}, Options{CheckpointEvery: 8}); err != nil {
+					if d, err = Open(keepOpen{dev}, vld.Options{CheckpointEvery: 8}); err != nil {
 						t.Fatalf("step %d: reopen: %v", step, err)
 					}
 				}
@@ -96,15 +97,15 @@ func TestLogicalDiskModel(t *testing.T) {
 }
 
 func TestLogicalDiskBounds(t *testing.T) {
-	d, _ := newTestLogical(t, "st19101", 8<<20, Options{})
+	d, _ := newTestLogical(t, "st19101", 8<<20, vld.Options{})
 	bs := d.BlockSize()
-	if err := d.Write(d.Blocks(), [][]byte{make([]byte, bs)}); !errors.Is(err, ErrInvalid) {
+	if err := d.Write(d.Blocks(), [][]byte{make([]byte, bs)}); !errors.Is(err, vld.ErrInvalid) {
 		t.Fatalf("write past the end: %v", err)
 	}
-	if err := d.Write(-1, [][]byte{make([]byte, bs)}); !errors.Is(err, ErrInvalid) {
+	if err := d.Write(-1, [][]byte{make([]byte, bs)}); !errors.Is(err, vld.ErrInvalid) {
 		t.Fatalf("negative block: %v", err)
 	}
-	if err := d.Trim(d.Blocks()-1, 2); !errors.Is(err, ErrInvalid) {
+	if err := d.Trim(d.Blocks()-1, 2); !errors.Is(err, vld.ErrInvalid) {
 		t.Fatalf("trim past the end: %v", err)
 	}
 	// Filling every logical block must succeed: the export leaves room for
@@ -145,10 +146,10 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 
 func benchmarkRecovery(b *testing.B, extra bool) {
 	dev := device.NewMem(1 << 30)
-	if err := FormatLogical(dev, FormatOptions{Model: testModel(b, "st19101")}); err != nil {
+	if err := Format(dev, vld.FormatOptions{Model: testModel(b, "st19101")}); err != nil {
 		b.Fatal(err)
 	}
-	d, err := OpenLogical(keepOpen{dev}, Options{})
+	d, err := Open(keepOpen{dev}, vld.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -178,10 +179,10 @@ func benchmarkRecovery(b *testing.B, extra bool) {
 	}
 	img := dev.Bytes() // no Close: the tail record is never written
 	b.ResetTimer()
-	var info RecoveryInfo
+	var info vld.RecoveryInfo
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		d2, err := OpenLogical(device.MemFrom(img), Options{ReadOnly: true})
+		d2, err := Open(device.MemFrom(img), vld.Options{ReadOnly: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -198,10 +199,10 @@ func benchmarkRecovery(b *testing.B, extra bool) {
 
 func TestLogicalInPlace(t *testing.T) {
 	dev := device.NewMem(16 << 20)
-	if err := FormatLogicalPlaced(dev, FormatOptions{Model: testModel(t, "st19101")}, PlaceInPlace); err != nil {
+	if err := FormatPlaced(dev, vld.FormatOptions{Model: testModel(t, "st19101")}, vld.PlaceInPlace); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenLogical(keepOpen{dev}, Options{})
+	d, err := Open(keepOpen{dev}, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestLogicalInPlace(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d, err = OpenLogical(keepOpen{dev}, Options{})
+	d, err = Open(keepOpen{dev}, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestLogicalInPlace(t *testing.T) {
 	if err := d.Read(100, got); err != nil || got[0] != 42 {
 		t.Fatalf("read back %d, %v", got[0], err)
 	}
-	if d.Placement() != PlaceInPlace {
+	if d.Placement() != vld.PlaceInPlace {
 		t.Fatal("placement not kept")
 	}
 	if err := d.Check(); err != nil {

@@ -4,34 +4,38 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/vlfs/vlfs/vld/alloc"
+	"github.com/vlfs/vlfs/vld/place"
 )
 
-// writeRanged is WriteBlocks with range placement (placeRangeLocked)
-// instead of the volume's own policy.
-func writeRanged(t testing.TB, v *Volume, data [][]byte, near []Addr) []Addr {
+// writeRanged is WriteBlocks with range placement by rp (built on v:
+// newRangePolicy) instead of the volume's own policy.
+func writeRanged(t testing.TB, v *Volume, rp *place.Range, data [][]byte, near []Addr) []Addr {
 	t.Helper()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	runs, err := v.placeRangeLocked(len(data), alloc.Window{}, near, nil)
+	runs, err := rp.Place(v.placeAtLocked(), place.Request{N: len(data), Near: near})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(placeError(err))
 	}
 	var addrs []Addr
 	i := 0
 	for _, r := range runs {
-		if err := v.writeRunLocked(r, data[i:i+r.n]); err != nil {
+		if err := v.writeRunLocked(r, data[i:i+r.N]); err != nil {
 			t.Fatal(err)
 		}
-		for j := range r.n {
-			a := Addr(r.start) + Addr(j)
+		for j := range r.N {
+			a := Addr(r.Start) + Addr(j)
 			addrs = append(addrs, a)
 			v.written[a] = blockCRC(data[i+j])
 		}
-		i += r.n
+		i += r.N
 	}
 	return addrs
 }
+
+// newRangePolicy is range placement on v, for writeRanged: one per volume,
+// which keeps the growth rooms of the chains it placed.
+func newRangePolicy(v *Volume) *place.Range { return place.NewRange(v.placeDisk()) }
 
 // seqReadResult is what reading one file back in logical order cost.
 type seqReadResult struct {
@@ -48,6 +52,7 @@ func interleavedFiles(t testing.TB, ranged bool, o Options) seqReadResult {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const chunks, chunk = 32, 4
 	files := [2][]Addr{}
+	rp := newRangePolicy(v)
 	for c := range chunks {
 		for f := range files {
 			v.Idle(rng.Float64() * v.layout.RotationMs())
@@ -61,7 +66,7 @@ func interleavedFiles(t testing.TB, ranged bool, o Options) seqReadResult {
 			}
 			var addrs []Addr
 			if ranged {
-				addrs = writeRanged(t, v, data, near)
+				addrs = writeRanged(t, v, rp, data, near)
 			} else {
 				var err error
 				if addrs, err = v.WriteBlocks(data, WriteOpts{Near: near}); err != nil {
@@ -95,28 +100,5 @@ func TestRangePlacementKeepsFilesSequential(t *testing.T) {
 	t.Logf("read back 128 blocks: eager %d requests %.2f ms, range %d requests %.2f ms (simulated)", eager.requests, eager.ms, ranged.requests, ranged.ms)
 	if ranged.requests*2 > eager.requests || ranged.ms*2 > eager.ms {
 		t.Fatalf("range placement: %+v, eager: %+v", ranged, eager)
-	}
-}
-
-func TestChainLen(t *testing.T) {
-	tests := []struct {
-		near []Addr
-		rep  []bool
-		i    int
-		want int
-	}{
-		{nil, nil, 0, 5},
-		{[]Addr{7, 7, 7, 9, 0}, nil, 0, 3},
-		{[]Addr{7, 7, 7, 9, 0}, nil, 3, 1},
-		{[]Addr{7, 7, 7, 9, 0}, nil, 4, 1},
-		{[]Addr{0, 0, 3, 3, 3}, nil, 0, 2},
-		{[]Addr{4, 5, 6, 6, 9}, []bool{true, true, true, false, true}, 0, 4},
-		{[]Addr{4, 5, 6, 6, 9}, nil, 0, 1},
-		{[]Addr{4, 5, 6, 7, 8}, []bool{true, false, true, true, true}, 0, 1},
-	}
-	for _, tc := range tests {
-		if got := chainLen(tc.near, tc.rep, tc.i, 5); got != tc.want {
-			t.Errorf("chainLen(%v, %v, %d) = %d, want %d", tc.near, tc.rep, tc.i, got, tc.want)
-		}
 	}
 }

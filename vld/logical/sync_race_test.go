@@ -1,4 +1,4 @@
-package vld
+package logical
 
 import (
 	"flag"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/internal/testseed"
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -21,7 +22,7 @@ var syncRaceSeed = flag.Int64("vld.syncrace.seed", 0, "replay TestSyncRacesReloc
 // and after a reopen, and Check must pass.
 func TestSyncRacesRelocate(t *testing.T) {
 	seed := testseed.Pick(t, *syncRaceSeed, "vld.syncrace.seed")
-	d, dev := newTestLogical(t, "st19101", 8<<20, Options{})
+	d, dev := newTestLogical(t, "st19101", 8<<20, vld.Options{})
 	const span = 400
 	ref := fillLogical(t, d, rand.New(rand.NewSource(seed)), 300, span)
 	bs := d.BlockSize()
@@ -78,7 +79,7 @@ func TestSyncRacesRelocate(t *testing.T) {
 			if len(live) > 4 {
 				live = live[:4]
 			}
-			if _, err := d.Relocate(live, HoleOpts{Avoid: tr}); err != nil {
+			if _, err := d.Relocate(live, vld.HoleOpts{Avoid: tr}); err != nil {
 				errs <- err
 				return
 			}
@@ -99,7 +100,7 @@ func TestSyncRacesRelocate(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenLogical(keepOpen{dev}, Options{})
+	r, err := Open(keepOpen{dev}, vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestSyncRacesRelocate(t *testing.T) {
 // where the in-memory map does.
 func TestSyncHoldsMapThroughCommit(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	d, dev := newTestLogical(t, "st19101", 8<<20, Options{})
+	d, dev := newTestLogical(t, "st19101", 8<<20, vld.Options{})
 	ref := fillLogical(t, d, rng, 200, 300)
 	tr, live := busiestTrack(t, d)
 	m := live[0]
@@ -135,7 +136,7 @@ func TestSyncHoldsMapThroughCommit(t *testing.T) {
 	d.afterEncode = func() {
 		d.afterEncode = nil
 		go func() {
-			_, err := d.Relocate([]Movable{m}, HoleOpts{Avoid: tr})
+			_, err := d.Relocate([]Movable{m}, vld.HoleOpts{Avoid: tr})
 			done <- err
 		}()
 		select {
@@ -155,7 +156,7 @@ func TestSyncHoldsMapThroughCommit(t *testing.T) {
 		t.Errorf("Relocate completed between Sync's encoding and its commit")
 	}
 	img := append([]byte(nil), dev.Bytes()...)
-	r, err := OpenLogical(device.MemFrom(img), Options{})
+	r, err := Open(device.MemFrom(img), vld.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

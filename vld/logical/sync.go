@@ -1,17 +1,21 @@
-package vld
+package logical
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/vlfs/vlfs/vld"
+)
 
 // WriteSync writes consecutive logical blocks starting at l and makes them,
 // and everything written before, durable: the synchronous write of the
 // paper's benchmarks. With eager placement the data and the map's log
 // entries go out as one request (Volume.WriteCommit).
-func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
+func (d *Disk) WriteSync(l int64, data [][]byte) error {
 	if err := d.checkRange(l, len(data)); err != nil {
 		return err
 	}
 	d.arrive()
-	if d.place == PlaceInPlace {
+	if d.place == vld.PlaceInPlace {
 		if err := d.Write(l, data); err != nil {
 			return err
 		}
@@ -35,7 +39,7 @@ func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
 	}
 	sort.Slice(pieces, func(i, j int) bool { return pieces[i] < pieces[j] })
 	var old []uint32
-	_, err := d.v.WriteCommit(data, pieces, func(addrs []Addr) map[uint32][]byte {
+	_, err := d.v.WriteCommit(data, pieces, func(addrs []vld.Addr) map[uint32][]byte {
 		for i, a := range addrs {
 			if o := d.m[l+int64(i)]; o != 0 {
 				old = append(old, o)
@@ -57,7 +61,7 @@ func (d *LogicalDisk) WriteSync(l int64, data [][]byte) error {
 	// The committed map no longer references the old blocks: they are
 	// released by the next commit.
 	for _, o := range old {
-		if err := d.v.Free(Addr(o)); err != nil {
+		if err := d.v.Free(vld.Addr(o)); err != nil {
 			return err
 		}
 		d.overw++

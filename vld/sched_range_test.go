@@ -25,7 +25,7 @@ func TestRangeQueueByHRS(t *testing.T) {
 		}
 		// Anchors: blocks in use spread over the disk, each followed by
 		// free ones, as a file's last block before its append; far enough
-		// apart that no write's growth room (place_range_hold.go) covers
+		// apart that no write's growth room (vld/place/range_hold.go) covers
 		// another's target.
 		anchors := make([]Addr, n)
 		r := rand.New(rand.NewSource(rng.Int63()))

@@ -1,10 +1,12 @@
-package vld
+package logical
 
 import (
 	"fmt"
 	"sort"
 	"sync/atomic"
 	"time"
+
+	"github.com/vlfs/vlfs/vld"
 )
 
 // Relocation of logical blocks, for the idle-time compactor (package
@@ -17,11 +19,11 @@ import (
 // now at physical block Addr.
 type Movable struct {
 	Logical int64
-	Addr    Addr
+	Addr    vld.Addr
 }
 
 // mover is the logical disk's state for relocation, guarded by
-// LogicalDisk.mu.
+// Disk.mu.
 type mover struct {
 	// rev maps a physical block to its logical block + 1 (0: none). It is
 	// built on first use and kept up to date by every remap (noteMapLocked).
@@ -29,7 +31,7 @@ type mover struct {
 	// cache holds blocks read ahead (Prefetch) by physical address. An
 	// entry is dropped as soon as its logical block is remapped, so a
 	// cached copy is always the current contents of a block still mapped.
-	cache map[Addr]cachedBlock
+	cache map[vld.Addr]cachedBlock
 	moved int64 // blocks relocated since open
 	// unsettled counts blocks RelocateLater moved since the last commit
 	// (every commit takes all dirty pieces, so any commit settles them).
@@ -51,9 +53,9 @@ type activity struct {
 
 // noteMapLocked records that logical block l moved from physical old to
 // physical a (0: none).
-func (d *LogicalDisk) noteMapLocked(l int64, old, a uint32) {
+func (d *Disk) noteMapLocked(l int64, old, a uint32) {
 	if old != 0 {
-		delete(d.mv.cache, Addr(old))
+		delete(d.mv.cache, vld.Addr(old))
 	}
 	if d.mv.rev == nil {
 		return
@@ -67,7 +69,7 @@ func (d *LogicalDisk) noteMapLocked(l int64, old, a uint32) {
 }
 
 // arrive counts one foreground request.
-func (d *LogicalDisk) arrive() {
+func (d *Disk) arrive() {
 	d.act.last.Store(time.Now().UnixNano())
 	d.act.n.Add(1)
 	select {
@@ -78,12 +80,12 @@ func (d *LogicalDisk) arrive() {
 
 // Wake receives after foreground requests arrive (at least once after each,
 // coalesced), so that an idle-time worker can sleep until one comes.
-func (d *LogicalDisk) Wake() <-chan struct{} { return d.act.wake }
+func (d *Disk) Wake() <-chan struct{} { return d.act.wake }
 
 // Activity reports how many foreground requests (Read, Write, WriteSync,
 // Sync, Trim) have arrived since open, and the wall-clock time of the
 // last one. Relocations are not counted.
-func (d *LogicalDisk) Activity() (n uint64, last time.Time) {
+func (d *Disk) Activity() (n uint64, last time.Time) {
 	n = d.act.n.Load()
 	if ns := d.act.last.Load(); ns != 0 {
 		last = time.Unix(0, ns)
@@ -92,13 +94,13 @@ func (d *LogicalDisk) Activity() (n uint64, last time.Time) {
 }
 
 // MovedCount is how many blocks Relocate moved since open.
-func (d *LogicalDisk) MovedCount() int64 {
+func (d *Disk) MovedCount() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.mv.moved
 }
 
-func (d *LogicalDisk) buildRevLocked() {
+func (d *Disk) buildRevLocked() {
 	if d.mv.rev != nil {
 		return
 	}
@@ -110,23 +112,23 @@ func (d *LogicalDisk) buildRevLocked() {
 	}
 }
 
-func (d *LogicalDisk) movableLocked() error {
-	if d.place == PlaceInPlace {
-		return fmt.Errorf("relocate: an update-in-place disk has fixed homes: %w", ErrInvalid)
+func (d *Disk) movableLocked() error {
+	if d.place == vld.PlaceInPlace {
+		return fmt.Errorf("relocate: an update-in-place disk has fixed homes: %w", vld.ErrInvalid)
 	}
 	return nil
 }
 
 // stillAt reports whether logical block m.Logical is still at m.Addr.
-func (d *LogicalDisk) stillAt(m Movable) bool {
-	return m.Logical >= 0 && m.Logical < int64(len(d.m)) && m.Addr != 0 && Addr(d.m[m.Logical]) == m.Addr
+func (d *Disk) stillAt(m Movable) bool {
+	return m.Logical >= 0 && m.Logical < int64(len(d.m)) && m.Addr != 0 && vld.Addr(d.m[m.Logical]) == m.Addr
 }
 
 // TrackLive lists the blocks of track t that Relocate can move, in address
 // order, and how many other blocks in use the track holds (the volume's
 // own, or freed and not yet released): a track with pinned > 0 cannot be
 // emptied now.
-func (d *LogicalDisk) TrackLive(t int) (live []Movable, pinned int, err error) {
+func (d *Disk) TrackLive(t int) (live []Movable, pinned int, err error) {
 	used, err := d.v.UsedOnTrack(t)
 	if err != nil {
 		return nil, 0, err
@@ -151,13 +153,13 @@ func (d *LogicalDisk) TrackLive(t int) (live []Movable, pinned int, err error) {
 // request spanning them all (they should lie on one track), and keeps
 // them for Relocate, which then need not read them. Earlier prefetched
 // blocks are forgotten.
-func (d *LogicalDisk) Prefetch(ms []Movable) error {
+func (d *Disk) Prefetch(ms []Movable) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.movableLocked(); err != nil {
 		return err
 	}
-	d.mv.cache = map[Addr]cachedBlock{}
+	d.mv.cache = map[vld.Addr]cachedBlock{}
 	_, err := d.readMovableLocked(ms)
 	return err
 }
@@ -165,8 +167,8 @@ func (d *LogicalDisk) Prefetch(ms []Movable) error {
 // readMovableLocked returns the contents of the blocks of ms still in
 // place (from the cache, or read as one spanning request), keyed by
 // address, caching what it read.
-func (d *LogicalDisk) readMovableLocked(ms []Movable) (map[Addr][]byte, error) {
-	out := make(map[Addr][]byte, len(ms))
+func (d *Disk) readMovableLocked(ms []Movable) (map[vld.Addr][]byte, error) {
+	out := make(map[vld.Addr][]byte, len(ms))
 	var need []Movable
 	for _, m := range ms {
 		if !d.stillAt(m) {
@@ -191,7 +193,7 @@ func (d *LogicalDisk) readMovableLocked(ms []Movable) (map[Addr][]byte, error) {
 		return nil, err
 	}
 	if d.mv.cache == nil {
-		d.mv.cache = map[Addr]cachedBlock{}
+		d.mv.cache = map[vld.Addr]cachedBlock{}
 	}
 	for _, m := range need {
 		b := bufs[m.Addr-lo]
@@ -208,7 +210,7 @@ func (d *LogicalDisk) readMovableLocked(ms []Movable) (map[Addr][]byte, error) {
 // since they were listed are skipped. On return the moves are durable and
 // the old copies free; on a crash before that, the old map and the old
 // copies recover intact.
-func (d *LogicalDisk) Relocate(ms []Movable, o HoleOpts) (int, error) {
+func (d *Disk) Relocate(ms []Movable, o vld.HoleOpts) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n, err := d.relocateLocked(ms, o)
@@ -225,7 +227,7 @@ func (d *LogicalDisk) Relocate(ms []Movable, o HoleOpts) (int, error) {
 // commit), so a crash recovers the old map and the old copies intact.
 // The compactor uses it to commit once per several source tracks
 // (compactor.Settler).
-func (d *LogicalDisk) RelocateLater(ms []Movable, o HoleOpts) (int, error) {
+func (d *Disk) RelocateLater(ms []Movable, o vld.HoleOpts) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n, err := d.relocateLocked(ms, o)
@@ -235,7 +237,7 @@ func (d *LogicalDisk) RelocateLater(ms []Movable, o HoleOpts) (int, error) {
 
 // Settle commits what RelocateLater left, if anything: as Sync, with the
 // map pieces' entries kept in holes (SetAvoidEmpty).
-func (d *LogicalDisk) Settle() error {
+func (d *Disk) Settle() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.mv.unsettled == 0 {
@@ -246,13 +248,13 @@ func (d *LogicalDisk) Settle() error {
 
 // settleLocked commits every dirty piece; the entries go into holes where
 // they fit, not onto the empty tracks the compactor is making.
-func (d *LogicalDisk) settleLocked() error {
+func (d *Disk) settleLocked() error {
 	d.v.SetAvoidEmpty(true)
 	defer d.v.SetAvoidEmpty(false)
 	return d.commitDirtyLocked()
 }
 
-func (d *LogicalDisk) relocateLocked(ms []Movable, o HoleOpts) (int, error) {
+func (d *Disk) relocateLocked(ms []Movable, o vld.HoleOpts) (int, error) {
 	if err := d.movableLocked(); err != nil {
 		return 0, err
 	}
@@ -292,7 +294,7 @@ func (d *LogicalDisk) relocateLocked(ms []Movable, o HoleOpts) (int, error) {
 }
 
 // commitDirtyLocked commits every changed map piece: Sync with d.mu held.
-func (d *LogicalDisk) commitDirtyLocked() error {
+func (d *Disk) commitDirtyLocked() error {
 	pieces := make(map[uint32][]byte, len(d.dirty))
 	for p := range d.dirty {
 		pieces[p] = d.encodePieceLocked(p)
@@ -311,17 +313,17 @@ func (d *LogicalDisk) commitDirtyLocked() error {
 // checkMoverLocked verifies the reverse map and the read-ahead cache
 // against the map: every mapped block is found by its address, and every
 // cached block is still mapped by its logical block.
-func (d *LogicalDisk) checkMoverLocked() error {
+func (d *Disk) checkMoverLocked() error {
 	if d.mv.rev != nil {
 		for l, a := range d.m {
 			if a != 0 && d.mv.rev[a] != uint32(l+1) {
-				return fmt.Errorf("reverse map: logical %d at %d, reverse says %d: %w", l, a, int64(d.mv.rev[a])-1, ErrCorrupt)
+				return fmt.Errorf("reverse map: logical %d at %d, reverse says %d: %w", l, a, int64(d.mv.rev[a])-1, vld.ErrCorrupt)
 			}
 		}
 	}
 	for a, c := range d.mv.cache {
-		if Addr(d.m[c.logical]) != a {
-			return fmt.Errorf("read-ahead cache: block %d cached for logical %d, now at %d: %w", a, c.logical, d.m[c.logical], ErrCorrupt)
+		if vld.Addr(d.m[c.logical]) != a {
+			return fmt.Errorf("read-ahead cache: block %d cached for logical %d, now at %d: %w", a, c.logical, d.m[c.logical], vld.ErrCorrupt)
 		}
 	}
 	return nil

@@ -1,34 +1,35 @@
-package vld
+package logical
 
 import (
 	"encoding/binary"
 	"fmt"
 	"sync"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
-// KindDisk is the superblock kind of a logical-disk volume.
-const KindDisk = "disk"
+// Kind is the superblock kind of a logical-disk volume.
+const Kind = "disk"
 
-// LogicalDisk is the paper's Virtual Log Disk under an unmodified file
-// system: a flat space of logical blocks, each mapped to wherever eager
+// Disk is the paper's Virtual Log Disk under an unmodified file system:
+// a flat space of logical blocks, each mapped to wherever eager
 // writing put it. The map (4 bytes per logical block: the physical block
 // number, 0 for never written) lives in memory and is persisted as the
 // virtual log: piece i holds the entries of logical blocks
 // [i*E, (i+1)*E), E = PayloadSize/4.
 //
-// Lock order: LogicalDisk.mu before the volume's locks.
-type LogicalDisk struct {
+// Lock order: Disk.mu before the volume's locks.
+type Disk struct {
 	mu    sync.Mutex
-	v     *Volume
-	place Placement
+	v     *vld.Volume
+	place vld.Placement
 	m     []uint32
 	dirty map[uint32]bool
 	per   int64
 	trims int64    // blocks freed by Trim
 	overw int64    // blocks freed because their logical address was rewritten
-	mv    mover    // relocation state (logical_move.go)
+	mv    mover    // relocation state (move.go)
 	act   activity // foreground requests, for idle detection
 	cl    cleaner  // segment cleaner, PlaceLFS only (lfs_clean.go)
 
@@ -37,19 +38,20 @@ type LogicalDisk struct {
 	afterEncode func()
 }
 
-// logicalAppData is the logical disk's superblock area.
+// appSize is the size of the logical disk's superblock area
+// (vld.FormatOptions.AppData):
 //
 //	offset size field
 //	0      8    logical blocks
 //	8      1    placement (a Placement: 0 eager, 1 in place, 2 lfs)
-const logicalAppSize = 9
+const appSize = 9
 
-// LogicalBlocks is how many logical blocks a volume of nb physical blocks
+// Blocks is how many logical blocks a volume of nb physical blocks
 // of size bs exports: what remains after the fixed blocks, the reserve, and
 // room for every map piece to have a current and a pinned old version.
-func LogicalBlocks(nb int64, bs int) int64 {
+func Blocks(nb int64, bs int) int64 {
 	per := int64((bs * 3 / 4) / 4)
-	usable := nb - 4 - defaultReserve(nb) - 64
+	usable := nb - 4 - vld.DefaultReserve(nb) - 64
 	n := usable * per / (per + 3)
 	if n < 0 {
 		return 0
@@ -57,42 +59,42 @@ func LogicalBlocks(nb int64, bs int) int64 {
 	return n
 }
 
-// FormatLogical formats dev as a logical disk with eager placement.
-func FormatLogical(dev device.Device, fo FormatOptions) error {
-	return FormatLogicalPlaced(dev, fo, PlaceEager)
+// Format formats dev as a logical disk with eager placement.
+func Format(dev device.Device, fo vld.FormatOptions) error {
+	return FormatPlaced(dev, fo, vld.PlaceEager)
 }
 
-// FormatLogicalPlaced formats dev as a logical disk with the given placement.
-func FormatLogicalPlaced(dev device.Device, fo FormatOptions, place Placement) error {
+// FormatPlaced formats dev as a logical disk with the given placement.
+func FormatPlaced(dev device.Device, fo vld.FormatOptions, place vld.Placement) error {
 	bs := fo.BlockSize
 	if bs == 0 {
 		bs = 4096
 	}
-	n := LogicalBlocks(dev.Size()/int64(bs), bs)
+	n := Blocks(dev.Size()/int64(bs), bs)
 	if fo.Model != nil {
 		if c := fo.Model.CapacityBytes() / int64(bs); c < dev.Size()/int64(bs) {
-			n = LogicalBlocks(c, bs)
+			n = Blocks(c, bs)
 		}
 	}
 	if n <= 0 {
-		return fmt.Errorf("format: device too small for a logical disk: %w", ErrInvalid)
+		return fmt.Errorf("format: device too small for a logical disk: %w", vld.ErrInvalid)
 	}
-	fo.Kind = KindDisk
-	if place == PlaceLFS {
-		fo.Placement = PlaceLFS // the volume appends the blocks as a log
+	fo.Kind = Kind
+	if place == vld.PlaceLFS {
+		fo.Placement = vld.PlaceLFS // the volume appends the blocks as a log
 	}
-	fo.homed = place == PlaceInPlace
+	fo.Homed = place == vld.PlaceInPlace
 	fo.AppData = append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place))
-	return Format(dev, fo)
+	return vld.Format(dev, fo)
 }
 
-// OpenLogical opens a logical disk, recovering its map.
-func OpenLogical(dev device.Device, o Options) (*LogicalDisk, error) {
-	v, err := Open(dev, o)
+// Open opens a logical disk, recovering its map.
+func Open(dev device.Device, o vld.Options) (*Disk, error) {
+	v, err := vld.Open(dev, o)
 	if err != nil {
 		return nil, err
 	}
-	d, err := newLogical(v)
+	d, err := newDisk(v)
 	if err != nil {
 		v.Close()
 		return nil, err
@@ -100,31 +102,31 @@ func OpenLogical(dev device.Device, o Options) (*LogicalDisk, error) {
 	return d, nil
 }
 
-func newLogical(v *Volume) (*LogicalDisk, error) {
+func newDisk(v *vld.Volume) (*Disk, error) {
 	app := v.AppData()
-	if v.Kind() != KindDisk || len(app) < logicalAppSize {
-		return nil, fmt.Errorf("open: volume holds %q, not a logical disk: %w", v.Kind(), ErrInvalid)
+	if v.Kind() != Kind || len(app) < appSize {
+		return nil, fmt.Errorf("open: volume holds %q, not a logical disk: %w", v.Kind(), vld.ErrInvalid)
 	}
 	n := int64(binary.LittleEndian.Uint64(app))
 	if n <= 0 || n > int64(v.NumBlocks()) {
-		return nil, fmt.Errorf("open: logical disk of %d blocks on %d: %w", n, v.NumBlocks(), ErrCorrupt)
+		return nil, fmt.Errorf("open: logical disk of %d blocks on %d: %w", n, v.NumBlocks(), vld.ErrCorrupt)
 	}
-	d := &LogicalDisk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4), place: Placement(app[8])}
+	d := &Disk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4), place: vld.Placement(app[8])}
 	d.act.wake = make(chan struct{}, 1)
-	if d.place == PlaceInPlace {
+	if d.place == vld.PlaceInPlace {
 		return d, d.homeAll()
 	}
 	for p, b := range v.Pieces() {
 		base := int64(p) * d.per
 		if base >= n {
-			return nil, fmt.Errorf("open: map piece %d beyond %d logical blocks: %w", p, n, ErrCorrupt)
+			return nil, fmt.Errorf("open: map piece %d beyond %d logical blocks: %w", p, n, vld.ErrCorrupt)
 		}
 		for i := int64(0); i < d.per && base+i < n; i++ {
 			a := binary.LittleEndian.Uint32(b[4*i:])
 			if a == 0 {
 				continue
 			}
-			if err := v.MarkLive(Addr(a)); err != nil {
+			if err := v.MarkLive(vld.Addr(a)); err != nil {
 				return nil, fmt.Errorf("open: logical block %d: %w", base+i, err)
 			}
 			d.m[base+i] = a
@@ -137,10 +139,10 @@ func newLogical(v *Volume) (*LogicalDisk, error) {
 }
 
 // homeAll maps every logical block to its fixed home.
-func (d *LogicalDisk) homeAll() error {
+func (d *Disk) homeAll() error {
 	for l := range d.m {
 		a := uint32(4 + l)
-		if err := d.v.MarkLive(Addr(a)); err != nil {
+		if err := d.v.MarkLive(vld.Addr(a)); err != nil {
 			return fmt.Errorf("open: in-place home of %d: %w", l, err)
 		}
 		d.m[l] = a
@@ -149,36 +151,36 @@ func (d *LogicalDisk) homeAll() error {
 }
 
 // Placement is how this disk places writes.
-func (d *LogicalDisk) Placement() Placement { return d.place }
+func (d *Disk) Placement() vld.Placement { return d.place }
 
 // Volume is the volume underneath.
-func (d *LogicalDisk) Volume() *Volume { return d.v }
+func (d *Disk) Volume() *vld.Volume { return d.v }
 
 // Blocks is the number of logical blocks.
-func (d *LogicalDisk) Blocks() int64 { return int64(len(d.m)) }
+func (d *Disk) Blocks() int64 { return int64(len(d.m)) }
 
 // BlockSize is the size of a logical (and physical) block.
-func (d *LogicalDisk) BlockSize() int { return d.v.BlockSize() }
+func (d *Disk) BlockSize() int { return d.v.BlockSize() }
 
 // Mapped reports where logical block l is, 0 if it was never written.
-func (d *LogicalDisk) Mapped(l int64) Addr {
+func (d *Disk) Mapped(l int64) vld.Addr {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if l < 0 || l >= int64(len(d.m)) {
 		return 0
 	}
-	return Addr(d.m[l])
+	return vld.Addr(d.m[l])
 }
 
-func (d *LogicalDisk) checkRange(l int64, n int) error {
+func (d *Disk) checkRange(l int64, n int) error {
 	if l < 0 || n < 0 || l+int64(n) > int64(len(d.m)) {
-		return fmt.Errorf("logical blocks [%d, %d) outside [0, %d): %w", l, l+int64(n), len(d.m), ErrInvalid)
+		return fmt.Errorf("logical blocks [%d, %d) outside [0, %d): %w", l, l+int64(n), len(d.m), vld.ErrInvalid)
 	}
 	return nil
 }
 
 // Read reads logical block l into buf; a never-written block reads as zeros.
-func (d *LogicalDisk) Read(l int64, buf []byte) error {
+func (d *Disk) Read(l int64, buf []byte) error {
 	if err := d.checkRange(l, 1); err != nil {
 		return err
 	}
@@ -187,7 +189,7 @@ func (d *LogicalDisk) Read(l int64, buf []byte) error {
 	// l, free the old block and, after a commit, let it be reused under us.
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	a := Addr(d.m[l])
+	a := vld.Addr(d.m[l])
 	if a == 0 {
 		clear(buf)
 		return nil
@@ -197,20 +199,20 @@ func (d *LogicalDisk) Read(l int64, buf []byte) error {
 
 // Write writes consecutive logical blocks starting at l, eagerly, as one
 // request kept in order. Not durable until Sync.
-func (d *LogicalDisk) Write(l int64, data [][]byte) error {
+func (d *Disk) Write(l int64, data [][]byte) error {
 	if err := d.checkRange(l, len(data)); err != nil {
 		return err
 	}
 	d.arrive()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.place == PlaceInPlace {
-		return d.v.WriteAt(Addr(d.m[l]), data)
+	if d.place == vld.PlaceInPlace {
+		return d.v.WriteAt(vld.Addr(d.m[l]), data)
 	}
 	if err := d.noteClientLocked(len(data)); err != nil {
 		return err
 	}
-	addrs, err := d.v.WriteBlocks(data, WriteOpts{})
+	addrs, err := d.v.WriteBlocks(data, vld.WriteOpts{})
 	if err != nil {
 		return err
 	}
@@ -224,9 +226,9 @@ func (d *LogicalDisk) Write(l int64, data [][]byte) error {
 
 // remapLocked points logical block l at a (0: unmapped), freeing the old
 // physical block: the VLD sees overwrites, so it knows what died.
-func (d *LogicalDisk) remapLocked(l int64, a uint32) error {
+func (d *Disk) remapLocked(l int64, a uint32) error {
 	if old := d.m[l]; old != 0 {
-		if err := d.v.Free(Addr(old)); err != nil {
+		if err := d.v.Free(vld.Addr(old)); err != nil {
 			return err
 		}
 		if a == 0 {
@@ -244,14 +246,14 @@ func (d *LogicalDisk) remapLocked(l int64, a uint32) error {
 // Trim forgets logical blocks [l, l+n): they read as zeros and their
 // physical blocks are free at once (after the next Sync), without waiting
 // for an overwrite.
-func (d *LogicalDisk) Trim(l int64, n int) error {
+func (d *Disk) Trim(l int64, n int) error {
 	if err := d.checkRange(l, n); err != nil {
 		return err
 	}
 	d.arrive()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.place == PlaceInPlace {
+	if d.place == vld.PlaceInPlace {
 		d.trims += int64(n) // homes stay allocated: nothing to free
 		return nil
 	}
@@ -266,7 +268,7 @@ func (d *LogicalDisk) Trim(l int64, n int) error {
 }
 
 // FreedCounts reports blocks freed by Trim and by overwrites since open.
-func (d *LogicalDisk) FreedCounts() (trimmed, overwritten int64) {
+func (d *Disk) FreedCounts() (trimmed, overwritten int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.trims, d.overw
@@ -279,14 +281,14 @@ func (d *LogicalDisk) FreedCounts() (trimmed, overwritten int64) {
 // Relocate could move a block of an encoded piece, commit the new map and
 // free the old copy, and this commit would then make the stale piece, which
 // names the freed copy, the durable one.
-func (d *LogicalDisk) Sync() error {
+func (d *Disk) Sync() error {
 	d.arrive()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.commitDirtyLocked()
 }
 
-func (d *LogicalDisk) encodePieceLocked(p uint32) []byte {
+func (d *Disk) encodePieceLocked(p uint32) []byte {
 	b := make([]byte, d.per*4)
 	base := int64(p) * d.per
 	for i := int64(0); i < d.per && base+i < int64(len(d.m)); i++ {
@@ -296,16 +298,16 @@ func (d *LogicalDisk) encodePieceLocked(p uint32) []byte {
 }
 
 // Check verifies the volume against the map.
-func (d *LogicalDisk) Check() error {
+func (d *Disk) Check() error {
 	d.mu.Lock()
 	if err := d.checkMoverLocked(); err != nil {
 		d.mu.Unlock()
 		return err
 	}
-	live := make([]Addr, 0, len(d.m)/2)
+	live := make([]vld.Addr, 0, len(d.m)/2)
 	for _, a := range d.m {
 		if a != 0 {
-			live = append(live, Addr(a))
+			live = append(live, vld.Addr(a))
 		}
 	}
 	d.mu.Unlock()
@@ -313,7 +315,7 @@ func (d *LogicalDisk) Check() error {
 }
 
 // Close syncs and closes cleanly.
-func (d *LogicalDisk) Close() error {
+func (d *Disk) Close() error {
 	if err := d.Sync(); err != nil {
 		d.v.Close()
 		return err

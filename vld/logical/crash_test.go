@@ -1,10 +1,11 @@
-package vld
+package logical
 
 import (
 	"fmt"
 	"math/rand"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 )
 
@@ -18,12 +19,12 @@ func TestLogicalWriteSyncCrash(t *testing.T) {
 			t.Logf("seed %d (replay with -vld.seed %d)", seed, seed)
 			rng := rand.New(rand.NewSource(seed))
 			base := device.NewMem(8 << 20)
-			if err := FormatLogical(base, FormatOptions{Model: testModel(t, "st19101")}); err != nil {
+			if err := Format(base, vld.FormatOptions{Model: testModel(t, "st19101")}); err != nil {
 				t.Fatal(err)
 			}
 			crash := device.NewCrash(base)
-			opts := Options{CheckpointEvery: []int{3, 0}[rng.Intn(2)]}
-			d, err := OpenLogical(keepOpen{crash}, opts)
+			opts := vld.Options{CheckpointEvery: []int{3, 0}[rng.Intn(2)]}
+			d, err := Open(keepOpen{crash}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,12 +1,14 @@
-package vld
+package logical
 
 import (
 	"bytes"
 	"testing"
+
+	"github.com/vlfs/vlfs/vld"
 )
 
 func TestLogicalMappedCount(t *testing.T) {
-	d, _ := newTestLogical(t, "st19101", 16<<20, Options{})
+	d, _ := newTestLogical(t, "st19101", 16<<20, vld.Options{})
 	if n := d.MappedCount(); n != 0 {
 		t.Fatalf("fresh disk: %d mapped, want 0", n)
 	}
