@@ -69,11 +69,13 @@ func drawHeadModels(rs *results, dir string) (section, error) {
 		s.verdict = append(s.verdict, v...)
 		s.sources = append(s.sources, js[0].File)
 	}
+	hostNote := ""
 	if hs, err := rs.get("headmodels-host"); err == nil {
 		s.table = mdTable(hs[0])
 		s.sources = append(s.sources, hs[0].File)
+		hostNote = " The table is another run, not simulated: the same three heads on this machine's own storage (a real file, O_DIRECT, one fdatasync per update), wall clock."
 	}
-	s.caption = "Random synchronous 4 KiB updates with three head models on the same simulated disk: the oracle (the simulator's own head position), the profiled head (only a measured skip x think-time table, as Bark), and none (update in place). Second figure: the journal demonstration, speed-up of synchronous appends over a plain sequential journal against think time, beside Bark's TPC-B result (Table 3, cached: 61.9 %). Simulated clock."
+	s.caption = "Random synchronous 4 KiB updates with three head models on the same simulated disk: the oracle (the simulator's own head position), the profiled head (only a measured skip x think-time table, as Bark), and none (update in place). Second figure: the journal demonstration, speed-up of synchronous appends over a plain sequential journal against think time, beside Bark's TPC-B result (Table 3, cached: 61.9 %). Figures: simulated clock." + hostNote
 	return s, nil
 }
 
