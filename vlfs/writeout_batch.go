@@ -41,11 +41,15 @@ type flight struct {
 }
 
 // unlockedWriteOut says whether buffered data may be written without
-// FS.mu on this volume. An in-place volume rewrites a block over its old
-// copy, which the committed state may still reference: a superseded
-// write there could not be undone.
+// FS.mu: on every writable volume. In place, a batch writes each block
+// over its home, which the committed state references; a block superseded
+// while it flies leaves an intermediate version there until the next
+// write-out puts the newest over it (landFlightsLocked frees nothing: the
+// address is the old one). That is no weaker than in-place write-out
+// under the lock, which also overwrites the committed copy before the
+// commit (docs/placement.md, "Crash semantics").
 func (fs *FS) unlockedWriteOut() bool {
-	return !fs.readOnly && fs.vol.Placement() != vld.PlaceInPlace
+	return !fs.readOnly
 }
 
 // writeOutData writes buffered file data in batches of at most writeChunk

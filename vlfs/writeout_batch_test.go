@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/vlfs/vlfs/vld"
 	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -160,4 +161,69 @@ func TestCommitWritesReservationsUnlocked(t *testing.T) {
 		t.Errorf("after remount: %d blocks of 512 bytes, want at least %d", a.Blocks, blocks*bs/512)
 	}
 	im.check()
+}
+
+// TestInPlaceWriteOutUnlocked: on an in-place volume the commit writes
+// buffered data over its homes in batches with FS.mu released, as on an
+// eager one: a chmod of another file goes through while a batch is held
+// at the device, and a write into a block of the flying batch (which
+// supersedes it) is what the file holds afterwards, at its home. Before,
+// in-place write-out held FS.mu for the whole of it.
+func TestInPlaceWriteOutUnlocked(t *testing.T) {
+	mem := device.NewMem(64 << 20)
+	if err := Mkfs(mem, MkfsOptions{Model: testModel(t), Placement: vld.PlaceInPlace}); err != nil {
+		t.Fatal(err)
+	}
+	gate := newOpGate(mem, device.OpWrite)
+	im := mountImage(t, gate, Options{Logf: t.Logf})
+	t.Cleanup(gate.free)
+	fs := im.fs
+	bs := int(fs.geo.bs)
+	const blocks = 512
+	f := must(fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	other := must(fs.Create(RootIno, "other", 0o644, 0, 0)).ok(t)
+	old := bytes.Repeat([]byte{0x11}, blocks*bs)
+	must(fs.Write(f.Ino, 0, old)).ok(t)
+	must(0, fs.Sync()).ok(t)
+	homes := make([]uint64, blocks)
+	fs.lock()
+	in := fs.inodes[f.Ino]
+	for i := range homes {
+		homes[i] = must(fs.bmapLocked(in, uint64(i))).ok(t)
+	}
+	fs.unlock()
+
+	// Overwrite it all, then commit with a batch held at the device.
+	must(fs.Write(f.Ino, 0, bytes.Repeat([]byte{0x22}, blocks*bs))).ok(t)
+	gate.arm()
+	synced := make(chan error, 1)
+	go func() { synced <- fs.Fsync(f.Ino, false) }()
+	gate.wait(t)
+	mustBeFree(t, fs)
+	must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600})).ok(t)
+	newer := bytes.Repeat([]byte{0x33}, bs)
+	must(fs.Write(f.Ino, int64(3*bs), newer)).ok(t) // supersedes a block of the flying batch
+	gate.free()
+	must(0, <-synced).ok(t)
+	must(0, fs.Fsync(f.Ino, false)).ok(t)
+	if st := fs.Stats(); st.UnlockedBatches == 0 {
+		t.Errorf("the data was not written in unlocked batches: %+v", st)
+	}
+
+	im.remount()
+	want := bytes.Repeat([]byte{0x22}, blocks*bs)
+	copy(want[3*bs:], newer)
+	got := make([]byte, len(want))
+	if n := must(im.fs.Read(f.Ino, 0, got)).ok(t); n != len(want) || !bytes.Equal(got, want) {
+		t.Fatalf("after remount: %d bytes, first difference at %d", n, firstDiff(got[:n], want))
+	}
+	im.fs.lock()
+	in = im.fs.inodes[f.Ino]
+	for i, h := range homes {
+		if a := must(im.fs.bmapLocked(in, uint64(i))).ok(t); a != h {
+			im.fs.unlock()
+			t.Fatalf("block %d moved from its home %d to %d", i, h, a)
+		}
+	}
+	im.fs.unlock()
 }

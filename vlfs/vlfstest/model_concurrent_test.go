@@ -11,6 +11,7 @@ import (
 	"github.com/vlfs/vlfs/compactor"
 	"github.com/vlfs/vlfs/internal/testseed"
 	"github.com/vlfs/vlfs/vld"
+	"github.com/vlfs/vlfs/vld/device"
 	"github.com/vlfs/vlfs/vlfs"
 	"github.com/vlfs/vlfs/vlfs/ondisk"
 )
@@ -47,6 +48,15 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 		}, false},
 		{"write-through", func(im *modelImage) { im.o.WriteThroughBytes = 8 << 10 }, false},
 		{"compactor", func(*modelImage) {}, true},
+		// Buffered data goes out in unlocked batches on an in-place
+		// volume too, each block over its home, a superseded one included.
+		{"in place", func(im *modelImage) {
+			im.dev = device.NewMem(64 << 20)
+			if err := vlfs.Mkfs(im.dev, vlfs.MkfsOptions{Model: st19101(t), Placement: vld.PlaceInPlace}); err != nil {
+				t.Fatal(err)
+			}
+			im.o.DirtyLimitBytes = 64 << 10
+		}, false},
 	}
 	for ri, round := range rounds {
 		im := &modelImage{dev: newFormatted(t, 64<<20), o: vlfs.Options{Logf: t.Logf}}
@@ -103,6 +113,9 @@ func TestConcurrentOpsAgainstModel(t *testing.T) {
 		}
 		if compactErr != nil {
 			t.Fatalf("round %q: compactor: %v", round.name, compactErr)
+		}
+		if round.name == "in place" && im.fs.Stats().UnlockedBatches == 0 {
+			t.Fatalf("round %q: no batch written without the lock: the round tests nothing of its own", round.name)
 		}
 		if round.compact {
 			moved := im.fs.MovedBlocks()
