@@ -112,11 +112,16 @@ func (fs *FS) warmRangeLocked(ino Ino, off, end uint64) {
 }
 
 // warmRangePathsLocked loads, with FS.mu released during the reads, the
-// indirect blocks on the paths of [off, end) of ino's bytes (those of the
-// first maxDeferredLoads leaves' worth of blocks): a walk over the range
-// (warmRangeLocked's, an allocating fallocate's look-up of its holes) then
-// finds them in memory. It returns end cut at the file's size, and false
-// if no byte of the range is in the file (no block there to walk to).
+// indirect blocks on the paths of [off, end) of ino's bytes: a walk over
+// the range (warmRangeLocked's, an allocating fallocate's look-up of its
+// holes) then finds them in memory. It goes warmLeaves leaves at a time,
+// each chunk's loads within deferLoadsLocked's budget (the nodes above
+// the leaves count too), and stops after half the node cache's worth of
+// leaves: a huge range neither scans nor loads without bound, and its
+// rest loads under FS.mu as before. Nothing shrinks the caches until the
+// caller's operation ends (unlockForLoad), so what it loads stays for
+// the walk. It returns end cut at the file's size, and false if no byte
+// of the range is in the file (no block there to walk to).
 func (fs *FS) warmRangePathsLocked(ino Ino, off, end uint64) (uint64, bool) {
 	bs := uint64(fs.geo.bs)
 	in, err := fs.fileLocked(ino)
@@ -125,9 +130,24 @@ func (fs *FS) warmRangePathsLocked(ino Ino, off, end uint64) (uint64, bool) {
 	}
 	end = min(end, in.d.Size)
 	first, last := off/bs, (end-1)/bs
-	fs.warmPathsLocked(ino, first, min(last, first+maxDeferredLoads*fs.geo.per))
+	chunk := warmLeaves * fs.geo.per
+	for leaves := 0; leaves < max(fs.limits.nodes/2, warmLeaves); leaves += warmLeaves {
+		hi := last
+		if last-first >= chunk {
+			hi = first + chunk - 1
+		}
+		fs.warmPathsLocked(ino, first, hi)
+		if hi == last {
+			break
+		}
+		first = hi + 1
+	}
 	return end, true
 }
+
+// warmLeaves is how many leaves' paths one deferLoadsLocked warms: with
+// the up to three nodes above them, within its maxDeferredLoads.
+const warmLeaves = 8
 
 // takePreReadLocked copies into buf the pre-read of block lbn of ino if
 // it was read at a with checksum sum, and reports whether it did.

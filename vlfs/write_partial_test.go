@@ -329,3 +329,52 @@ func readBackRemount(t *testing.T, im *testImage, ino Ino, want []byte) {
 	im.remount()
 	readBack(t, im.fs, ino, want)
 }
+
+// lockWatch is a device that counts the reads issued while FS.mu is held
+// (the test runs one operation at a time, so a held FS.mu is the reader's).
+type lockWatch struct {
+	device.Device
+	fs     *FS
+	locked atomic.Int64
+}
+
+func (w *lockWatch) ReadAt(p []byte, off int64) (int, error) {
+	if fs := w.fs; fs != nil {
+		if fs.mu.TryLock() {
+			fs.mu.Unlock()
+		} else {
+			w.locked.Add(1)
+		}
+	}
+	return w.Device.ReadAt(p, off)
+}
+
+// TestTruncateWarmsEveryLeaf: a truncate over more leaves than one
+// deferred-load budget covers (40, one block in each) loads every leaf
+// with FS.mu released; before, the leaves past the first 16 loaded under
+// it.
+func TestTruncateWarmsEveryLeaf(t *testing.T) {
+	w := &lockWatch{Device: newFormatted(t, 256<<20)}
+	im := mountImage(t, w, Options{Logf: t.Logf})
+	f := must(im.fs.Create(RootIno, "f", 0o644, 0, 0)).ok(t)
+	bs := int64(im.fs.geo.bs)
+	per, direct := int64(im.fs.geo.per), int64(im.fs.geo.direct)
+	for k := range int64(40) {
+		must(im.fs.Write(f.Ino, (direct+k*per)*bs, bytes.Repeat([]byte{'o'}, int(bs)))).ok(t)
+	}
+	must(0, im.fs.Sync()).ok(t)
+	im.coldRemount()
+	fs := im.fs
+	must(fs.GetAttr(f.Ino)).ok(t)
+	w.fs = fs
+	must(fs.SetAttr(f.Ino, SetAttr{Mask: SetSize, Size: 0})).ok(t)
+	w.fs = nil
+	if n := w.locked.Load(); n != 0 {
+		t.Fatalf("the truncate read %d blocks with FS.mu held", n)
+	}
+	if a := must(fs.GetAttr(f.Ino)).ok(t); a.Size != 0 || a.Blocks != 0 {
+		t.Fatalf("after the truncate: size %d, %d blocks", a.Size, a.Blocks)
+	}
+	must(0, fs.Sync()).ok(t)
+	im.remount()
+}
