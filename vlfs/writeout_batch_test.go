@@ -135,20 +135,8 @@ func TestCommitWritesReservationsUnlocked(t *testing.T) {
 	must(0, fs.Sync()).ok(t)
 	must(0, fs.Fallocate(f.Ino, 0, 0, int64(blocks*bs))).ok(t)
 
-	gate.arm()
-	synced := make(chan error, 1)
-	go func() { synced <- fs.Fsync(f.Ino, false) }()
-	gate.wait(t)
-	mustBeFree(t, fs)
-	must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600})).ok(t)
 	data := bytes.Repeat([]byte{0x5a}, bs)
-	must(fs.Write(f.Ino, int64(3*bs), data)).ok(t) // a block of the flying batch
-	gate.free()
-	must(0, <-synced).ok(t)
-	must(0, fs.Fsync(f.Ino, false)).ok(t)
-	if st := fs.Stats(); st.UnlockedBatches == 0 {
-		t.Errorf("the reservations were not written in unlocked batches: %+v", st)
-	}
+	fsyncPastHeldBatch(t, gate, fs, f.Ino, other.Ino, 3, data)
 
 	im.remount()
 	want := make([]byte, blocks*bs)
@@ -195,20 +183,8 @@ func TestInPlaceWriteOutUnlocked(t *testing.T) {
 
 	// Overwrite it all, then commit with a batch held at the device.
 	must(fs.Write(f.Ino, 0, bytes.Repeat([]byte{0x22}, blocks*bs))).ok(t)
-	gate.arm()
-	synced := make(chan error, 1)
-	go func() { synced <- fs.Fsync(f.Ino, false) }()
-	gate.wait(t)
-	mustBeFree(t, fs)
-	must(fs.SetAttr(other.Ino, SetAttr{Mask: SetMode, Mode: 0o600})).ok(t)
 	newer := bytes.Repeat([]byte{0x33}, bs)
-	must(fs.Write(f.Ino, int64(3*bs), newer)).ok(t) // supersedes a block of the flying batch
-	gate.free()
-	must(0, <-synced).ok(t)
-	must(0, fs.Fsync(f.Ino, false)).ok(t)
-	if st := fs.Stats(); st.UnlockedBatches == 0 {
-		t.Errorf("the data was not written in unlocked batches: %+v", st)
-	}
+	fsyncPastHeldBatch(t, gate, fs, f.Ino, other.Ino, 3, newer)
 
 	im.remount()
 	want := bytes.Repeat([]byte{0x22}, blocks*bs)
@@ -226,4 +202,26 @@ func TestInPlaceWriteOutUnlocked(t *testing.T) {
 		}
 	}
 	im.fs.unlock()
+}
+
+// fsyncPastHeldBatch fsyncs f with the commit's first batch held at the
+// device (gate, armed here): meanwhile FS.mu must be free, a chmod of
+// other goes through and data is written over block lbn of f, a block of
+// the flying batch. Then it lets the batch go, fsyncs again and requires
+// unlocked batches to have been written.
+func fsyncPastHeldBatch(t *testing.T, gate *opGate, fs *FS, f, other Ino, lbn int64, data []byte) {
+	t.Helper()
+	gate.arm()
+	synced := make(chan error, 1)
+	go func() { synced <- fs.Fsync(f, false) }()
+	gate.wait(t)
+	mustBeFree(t, fs)
+	must(fs.SetAttr(other, SetAttr{Mask: SetMode, Mode: 0o600})).ok(t)
+	must(fs.Write(f, lbn*int64(len(data)), data)).ok(t)
+	gate.free()
+	must(0, <-synced).ok(t)
+	must(0, fs.Fsync(f, false)).ok(t)
+	if st := fs.Stats(); st.UnlockedBatches == 0 {
+		t.Errorf("the data was not written in unlocked batches: %+v", st)
+	}
 }
