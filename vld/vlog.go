@@ -52,7 +52,7 @@ type vlog struct {
 	cur     map[uint32]pieceLoc // changed through setCur only
 	// live is the XOR of ondisk.LiveHash over cur's versions (setCur): the
 	// live-set digest each entry carries, kept in O(1) per change.
-	live uint64
+	live    uint64
 	payload map[uint32][]byte
 	nextSeq uint64
 	// sinceCkpt counts entries written since the checkpoint (the tree may
