@@ -31,13 +31,14 @@ func (v *Volume) recover() error {
 	if err != nil {
 		return err
 	}
-	if err := v.walkTree(root, ck); err != nil {
+	rootEntry, err := v.walkTree(root, ck)
+	if err != nil {
 		return err
 	}
 	if err := v.checkDigest(); err != nil {
 		return err
 	}
-	if err := v.checkLive(root); err != nil {
+	if err := v.checkLive(root, rootEntry); err != nil {
 		return err
 	}
 	for p, de := range named {
@@ -247,14 +248,12 @@ func (v *Volume) checkDigest() error {
 // a live entry that does not read for one the running volume recycled, so
 // what it held would silently read as an older state. A mismatch refuses
 // the volume naming repair, or, accepting the loss, says so as
-// checkDigest does. Entries written before the digest carry none.
-func (v *Volume) checkLive(root ondisk.Ref) error {
-	if root.IsZero() || v.recovery.RootDamaged {
+// checkDigest does. e is the root entry as the walk read it (nil: there
+// is no root, or the checkpoint holds it, and nothing since to check).
+// Entries written before the digest carry none.
+func (v *Volume) checkLive(root ondisk.Ref, e *ondisk.Entry) error {
+	if e == nil || v.recovery.RootDamaged || !e.HasLive || e.Live == v.log.live {
 		return nil
-	}
-	e, err := v.readEntry(root)
-	if err != nil || !e.HasLive || e.Live == v.log.live {
-		return nil // the walk read the root already: err is not expected here
 	}
 	if !v.opts.AcceptLoss {
 		return fmt.Errorf("open: the pieces rebuilt from the log do not match the live-set digest of the newest commit (seq %d: %#016x, rebuilt %#016x): a live log entry is damaged and what it held would read as an older state; vlfs fsck --repair recovers what remains: %w",
@@ -317,11 +316,13 @@ func (v *Volume) findRoot(ck *ondisk.Checkpoint) (root ondisk.Ref, maxSeen uint6
 }
 
 // walkTree visits every entry reachable from root and makes the newest
-// version of each piece current.
-func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) error {
+// version of each piece current. It returns the root entry as it read it
+// (nil when there is no root, or the checkpoint already holds it).
+func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) (*ondisk.Entry, error) {
 	if root.IsZero() {
-		return nil
+		return nil, nil
 	}
+	var rootEntry *ondisk.Entry
 	g := v.log
 	stack := []ondisk.Ref{root}
 	for len(stack) > 0 {
@@ -333,12 +334,15 @@ func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) error {
 		e, err := v.readEntry(r)
 		if err != nil {
 			if r == root {
-				return fmt.Errorf("open: log root at block %d seq %d: %w: %w", r.Addr, r.Seq, ErrCorrupt, err)
+				return nil, fmt.Errorf("open: log root at block %d seq %d: %w: %w", r.Addr, r.Seq, ErrCorrupt, err)
 			}
 			continue // dangling: the target was recycled
 		}
+		if r == root {
+			rootEntry = e
+		}
 		if !v.alloc.MarkUsed(int64(r.Addr)) {
-			return fmt.Errorf("open: log entry seq %d at block %d shares its block: %w", r.Seq, r.Addr, ErrCorrupt)
+			return nil, fmt.Errorf("open: log entry seq %d at block %d shares its block: %w", r.Seq, r.Addr, ErrCorrupt)
 		}
 		g.entries[r.Seq] = &logEntry{ref: r, piece: e.Piece, ptrs: e.Ptrs}
 		v.recovery.Entries++
@@ -348,5 +352,5 @@ func (v *Volume) walkTree(root ondisk.Ref, ck *ondisk.Checkpoint) error {
 		}
 		stack = append(stack, e.Ptrs...)
 	}
-	return nil
+	return rootEntry, nil
 }
