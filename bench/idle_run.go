@@ -42,7 +42,7 @@ func (r *idleResult) row(m *disk.Model, u, emptyMs float64) map[string]any {
 		"empty_tracks":          r.emptyTracksEnd,
 		"locate_ms":             r.fg.Sim.LocateMs / float64(r.updates),
 		"requests_per_update":   float64(r.fg.Writes) / float64(r.updates),
-		"blocks_per_update":     float64(r.fg.BlocksWritten) / float64(r.updates),
+		"blocks_per_update":     kibBlocks(r.fg.SectorsWritten) / float64(r.updates),
 		"checkpoints_per_burst": float64(r.fg.Checkpoints) / float64(r.cycles),
 	}
 	if r.on {
@@ -175,7 +175,7 @@ func runBursts(cfg IdleConfig, d *logical.Disk, c *compactor.Compactor, file int
 		if measured {
 			s1 := v.Stats()
 			r.fg.Writes += s1.Writes - s0.Writes
-			r.fg.BlocksWritten += s1.BlocksWritten - s0.BlocksWritten
+			r.fg.SectorsWritten += s1.SectorsWritten - s0.SectorsWritten
 			r.fg.Checkpoints += s1.Checkpoints - s0.Checkpoints
 			r.fg.Sim.LocateMs += s1.Sim.LocateMs - s0.Sim.LocateMs
 			r.latencyMs += v.NowMs() - arrive

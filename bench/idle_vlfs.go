@@ -207,7 +207,7 @@ func vlfsPoint(cfg IdleConfig, im *vlfsImg, burstKB int, idleMs float64, on bool
 		if measured {
 			s1 := fs.Stats().Vol
 			r.fg.Writes += s1.Writes - s0.Writes
-			r.fg.BlocksWritten += s1.BlocksWritten - s0.BlocksWritten
+			r.fg.SectorsWritten += s1.SectorsWritten - s0.SectorsWritten
 			r.fg.Checkpoints += s1.Checkpoints - s0.Checkpoints
 			r.fg.Sim.LocateMs += s1.Sim.LocateMs - s0.Sim.LocateMs
 			r.latencyMs += t.NowMs() - arrive

@@ -200,10 +200,14 @@ func perUpdate(s0, s1 vld.Stats, updates int) map[string]any {
 		"transfer_ms":         (s1.Sim.TransferMs - s0.Sim.TransferMs) / n,
 		"locate_ms":           (s1.Sim.LocateMs - s0.Sim.LocateMs) / n,
 		"requests_per_update": float64(s1.Writes-s0.Writes+s1.Reads-s0.Reads) / n,
-		"blocks_per_update":   float64(s1.BlocksWritten-s0.BlocksWritten) / n,
+		"blocks_per_update":   kibBlocks(s1.SectorsWritten-s0.SectorsWritten) / n,
 		"flushes_per_update":  float64(s1.Flushes-s0.Flushes) / n,
 	}
 }
+
+// kibBlocks is sectors written as 4 KiB blocks: what a sector-sized log
+// entry costs counts as the part of a block it transferred.
+func kibBlocks(sectors int64) float64 { return float64(sectors) * disk.SectorSize / 4096 }
 
 // compactNow runs the idle-time compactor on t until it reaches its
 // target of empty tracks (or finds nothing to move), in at most a

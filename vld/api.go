@@ -34,6 +34,11 @@ type FormatOptions struct {
 	// whole disk (a logical disk in place, vld/logical), so Format writes
 	// no superblock copies, which would take some of those homes.
 	Homed bool
+	// BlockEntries writes every log entry as a whole block, as volumes did
+	// before sector-granular entries (superblock version 1): for comparing
+	// the two (issue 33). By default an entry takes only the 512-byte
+	// sectors it needs from the start of its block.
+	BlockEntries bool
 }
 
 // Options tune an opened volume. The zero value is the default.
@@ -135,21 +140,25 @@ func (b *Breakdown) Add(o Breakdown) {
 type Stats struct {
 	Reads, Writes             int64 // device requests
 	BlocksRead, BlocksWritten int64
-	Flushes                   int64 // device flushes (fdatasync)
-	Commits                   int64
-	Checkpoints               int64
-	RangeQueuePicks           int64 // range writes served before an older one: the head reached them first (sched_range.go)
-	PieceCopies               int64 // piece copies checkpoints at rest wrote (piece_copies.go)
-	PieceCopiesSkipped        int64 // pieces left without copies: the disk had no room beside the reserve
-	SingleCopyPieces          int64 // pieces now in one block (a log entry or a lone copy)
-	LogEntries                int64 // virtual-log entries written
-	LogLength                 int64 // live entries in the tree since the last checkpoint
-	Sim                       Breakdown
-	WriteSim                  Breakdown // the part of Sim spent on writes
-	SimNowMs                  float64   // the simulated clock
-	TotalBlocks, FreeBlocks   int64
-	Clock                     string // "simulated" (virtual) or "real-time"
-	AllocDecisions            int64  // placement decisions made
+	// SectorsWritten is what the writes transferred, in 512-byte sectors:
+	// BlocksWritten counts a log entry's block whole even when only some
+	// of its sectors were written (sector-granular entries).
+	SectorsWritten          int64
+	Flushes                 int64 // device flushes (fdatasync)
+	Commits                 int64
+	Checkpoints             int64
+	RangeQueuePicks         int64 // range writes served before an older one: the head reached them first (sched_range.go)
+	PieceCopies             int64 // piece copies checkpoints at rest wrote (piece_copies.go)
+	PieceCopiesSkipped      int64 // pieces left without copies: the disk had no room beside the reserve
+	SingleCopyPieces        int64 // pieces now in one block (a log entry or a lone copy)
+	LogEntries              int64 // virtual-log entries written
+	LogLength               int64 // live entries in the tree since the last checkpoint
+	Sim                     Breakdown
+	WriteSim                Breakdown // the part of Sim spent on writes
+	SimNowMs                float64   // the simulated clock
+	TotalBlocks, FreeBlocks int64
+	Clock                   string // "simulated" (virtual) or "real-time"
+	AllocDecisions          int64  // placement decisions made
 	// AllocNs is the time placement decisions took (wall time of
 	// decisions that do no I/O, so CPU unless the goroutine waited for a
 	// core; one decision in 8 is timed and counted 8 times), AllocBlocks

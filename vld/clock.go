@@ -47,10 +47,11 @@ func (m *mech) syncWall() {
 }
 
 // service charges one request of n contiguous blocks at block b and moves
-// the head. It returns the breakdown of its simulated service time.
-func (m *mech) service(b int64, n int, write bool) Breakdown {
+// the head; tail > 0 transfers only that many sectors of the last block.
+// It returns the breakdown of its simulated service time.
+func (m *mech) service(b int64, n, tail int, write bool) Breakdown {
 	m.syncWall()
-	acc, h := m.l.Service(m.head, m.now, b, n, write)
+	acc, h := m.l.ServiceTail(m.head, m.now, b, n, tail, write)
 	m.head = h
 	bd := Breakdown{
 		OverheadMs: acc.OverheadMs,

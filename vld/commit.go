@@ -60,7 +60,7 @@ func (v *Volume) commitLocked(pieces map[uint32][]byte) error {
 	}
 	covers := v.takeCoversLocked()
 	frees := v.takePendingLocked()
-	if len(pieces) > 0 && len(covers) > len(pieces)*ondisk.MaxCovers(v.bs, ondisk.MaxPtrs) {
+	if len(pieces) > 0 && len(covers) > len(pieces)*v.maxCovers(ondisk.MaxPtrs) {
 		if err := v.flushLocked(); err != nil {
 			return err
 		}
@@ -230,9 +230,9 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 		e := ondisk.Entry{
 			UUID: v.sb.UUID, Seq: ref.Seq, GroupSeq: groupSeq, GroupCount: uint32(len(order)),
 			Piece: p, PrevRoot: prevRoot, Ptrs: ptrs, Payload: payload,
-			HasLive: true, Live: live,
+			HasLive: true, Live: live, Sectors: v.sb.SectorEntries,
 		}
-		k := min(ondisk.MaxCovers(v.bs, len(ptrs)), len(covers))
+		k := min(v.maxCovers(len(ptrs)), len(covers))
 		e.Covers, covers = covers[:k], covers[k:]
 		for _, c := range e.Covers {
 			g.covered[c.Addr] = true
@@ -241,6 +241,7 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 			v.failed = fmt.Errorf("vld: encoding log entry: %w", err)
 			return nil, nil, nil, v.failed
 		}
+		blocks[i] = blocks[i][:e.Len(v.bs)] // a sector entry's write stops after it (writeRunsLocked)
 	}
 	v.stats.LogEntries += int64(len(order))
 	g.sinceCkpt += len(order)
@@ -248,15 +249,31 @@ func (v *Volume) buildGroupLocked(pieces map[uint32][]byte, covers []ondisk.Cove
 }
 
 // writeRunsLocked writes blocks, in order, over the runs they were placed in.
+// A block shorter than the block size (a sector-sized log entry) ends its
+// write early when it is the last of its run; inside a run it is written
+// whole (its buffer is a whole block, cleared past the entry), since the
+// run is one contiguous request.
 func (v *Volume) writeRunsLocked(runs []run, blocks [][]byte) error {
 	i := 0
 	for _, r := range runs {
-		if err := v.writeRunLocked(r, blocks[i:i+r.N]); err != nil {
+		bs := blocks[i : i+r.N]
+		for j := 0; j < len(bs)-1; j++ {
+			bs[j] = bs[j][:v.bs]
+		}
+		if err := v.writeRunLocked(r, bs); err != nil {
 			return err
 		}
 		i += r.N
 	}
 	return nil
+}
+
+// maxCovers is how many covers fit in an entry with nptrs pointers.
+func (v *Volume) maxCovers(nptrs int) int {
+	if v.sb.SectorEntries {
+		return ondisk.MaxCoversSectors(v.bs, nptrs)
+	}
+	return ondisk.MaxCovers(v.bs, nptrs)
 }
 
 func runAddrs(runs []run) []Addr {

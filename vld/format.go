@@ -62,7 +62,7 @@ func Format(dev device.Device, fo FormatOptions) error {
 		return fmt.Errorf("format: disk model JSON is %d bytes, at most %d fit the superblock: %w", len(mj), ondisk.MaxModelJSON(bs), ErrInvalid)
 	}
 	sb := ondisk.Superblock{BlockSize: uint32(bs), NumBlocks: uint64(nb), Kind: fo.Kind, CreatedNs: time.Now().UnixNano(), AppData: fo.AppData, ModelJSON: mj,
-		Placement: uint8(fo.Placement)}
+		Placement: uint8(fo.Placement), SectorEntries: !fo.BlockEntries}
 	if _, err := rand.Read(sb.UUID[:]); err != nil {
 		return fmt.Errorf("format: uuid: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlfs/vlfs/vld/alloc"
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
 )
 
 // Write gathering: a client that is about to commit (vlfs's fsync) calls
@@ -228,6 +229,11 @@ func (v *Volume) holdLocked(r run, blocks [][]byte) (bool, error) {
 	if g.n == 0 {
 		g.start, g.buf, g.parts = r.Start, g.buf[:0], g.parts[:0]
 	}
+	if short := len(g.buf) % v.bs; short != 0 {
+		// The run ended in a sector-sized entry and goes on: write the
+		// rest of that block too (zeros: the entry's block is its own).
+		g.buf = append(g.buf, make([]byte, v.bs-short)...)
+	}
 	for _, b := range blocks {
 		g.buf = append(g.buf, b...)
 	}
@@ -250,9 +256,17 @@ func (v *Volume) drainLocked() error {
 	}
 	g.vec = g.vec[:0]
 	off := 0
-	for _, k := range g.parts {
-		g.vec = append(g.vec, g.buf[off:off+k*v.bs])
-		off += k * v.bs
+	for i, k := range g.parts {
+		end := off + k*v.bs
+		if i == len(g.parts)-1 {
+			end = len(g.buf) // it may end in a sector entry
+		}
+		g.vec = append(g.vec, g.buf[off:end])
+		off = end
+	}
+	tail := 0
+	if short := len(g.buf) % v.bs; short != 0 {
+		tail = short / disk.SectorSize
 	}
 	r := run{Start: g.start, N: g.n}
 	g.n = 0
@@ -263,6 +277,6 @@ func (v *Volume) drainLocked() error {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.Start, err)
 		return v.failed
 	}
-	v.chargeWriteLocked(r)
+	v.chargeWriteLocked(r, tail)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vlfs/vlfs/vld/device"
+	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/ondisk"
 	"github.com/vlfs/vlfs/vld/place"
 )
@@ -94,18 +95,33 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.Start, err)
 		return v.failed
 	}
-	v.chargeWriteLocked(r)
+	v.chargeWriteLocked(r, tailSectors(blocks, v.bs))
 	return nil
 }
 
+// tailSectors is how many sectors of its last block a write of blocks
+// transfers: 0 when that block is whole.
+func tailSectors(blocks [][]byte, bs int) int {
+	if n := len(blocks); n > 0 && len(blocks[n-1]) < bs {
+		return len(blocks[n-1]) / disk.SectorSize
+	}
+	return 0
+}
+
 // chargeWriteLocked charges one write request of run r to the simulated
-// disk and counts it.
-func (v *Volume) chargeWriteLocked(r run) {
-	bd := v.m.service(r.Start, r.N, true)
+// disk and counts it; tail > 0 is the sectors of its last block written,
+// when not all of them.
+func (v *Volume) chargeWriteLocked(r run, tail int) {
+	bd := v.m.service(r.Start, r.N, tail, true)
 	v.stats.Sim.Add(bd)
 	v.stats.WriteSim.Add(bd)
 	v.stats.Writes++
 	v.stats.BlocksWritten += int64(r.N)
+	spb := int64(v.bs / disk.SectorSize)
+	v.stats.SectorsWritten += int64(r.N) * spb
+	if tail > 0 {
+		v.stats.SectorsWritten -= spb - int64(tail)
+	}
 }
 
 // ReadBlock reads block a into buf.
@@ -131,7 +147,7 @@ func (v *Volume) ReadBlock(a Addr, buf []byte) error {
 		return fmt.Errorf("vld: read block %d: %w", a, err)
 	}
 	if v.phase == phaseRun {
-		bd := v.m.service(int64(a), 1, false)
+		bd := v.m.service(int64(a), 1, 0, false)
 		v.stats.Sim.Add(bd)
 		v.stats.Reads++
 		v.stats.BlocksRead++

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/vlfs/vlfs/vld/alloc"
+	"github.com/vlfs/vlfs/vld/disk"
 	"github.com/vlfs/vlfs/vld/place"
 	"github.com/vlfs/vlfs/vld/sched"
 )
@@ -186,6 +187,7 @@ func (v *Volume) chargeRewriteLocked(ms float64, blocks int64) {
 	v.stats.Sim.Add(bd)
 	v.stats.WriteSim.Add(bd)
 	v.stats.BlocksWritten += blocks
+	v.stats.SectorsWritten += blocks * int64(v.bs/disk.SectorSize)
 }
 
 // oneRunLocked says whether WriteCommit writes n data blocks and k entries

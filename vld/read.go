@@ -56,7 +56,7 @@ func (v *Volume) readRunLocked(a Addr, bufs [][]byte) error {
 		return fmt.Errorf("vld: read blocks %d+%d: %w", a, len(bufs), err)
 	}
 	if v.phase == phaseRun {
-		bd := v.m.service(int64(a), len(bufs), false)
+		bd := v.m.service(int64(a), len(bufs), 0, false)
 		v.stats.Sim.Add(bd)
 		v.stats.Reads++
 		v.stats.BlocksRead += int64(len(bufs))

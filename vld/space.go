@@ -139,7 +139,7 @@ func (v *Volume) ReadRun(a Addr, bufs [][]byte) error {
 		if r[1] == 0 {
 			continue
 		}
-		v.stats.Sim.Add(v.m.service(r[0], int(r[1]), false))
+		v.stats.Sim.Add(v.m.service(r[0], int(r[1]), 0, false))
 		v.stats.Reads++
 	}
 	v.stats.BlocksRead += int64(n)

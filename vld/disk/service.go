@@ -84,6 +84,14 @@ func (l *Layout) PositionMs(h Head, startMs float64, b int64, write bool) float6
 // returns the breakdown and the head's position at the end. A request
 // running past the layout's end is cut at the end; n < 1 positions only.
 func (l *Layout) Service(h Head, nowMs float64, b int64, n int, write bool) (Access, Head) {
+	return l.ServiceTail(h, nowMs, b, n, 0, write)
+}
+
+// ServiceTail is Service for a request whose last block is transferred
+// only in part: its first tail sectors (a sector-sized log entry after
+// whole data blocks). tail <= 0, or tail at least the block's sectors,
+// transfers the whole block.
+func (l *Layout) ServiceTail(h Head, nowMs float64, b int64, n, tail int, write bool) (Access, Head) {
 	var a Access
 	a.OverheadMs = l.m.ReadOverheadMs
 	if write {
@@ -101,6 +109,10 @@ func (l *Layout) Service(h Head, nowMs float64, b int64, n int, write bool) (Acc
 		h.Cyl, h.Surf = l.CylSurf(track)
 		k := min(int64(max(n, 0)), l.TrackStart(track)+int64(l.TrackBlocks(track))-b)
 		xfer := float64(k) * l.BlockMs(track)
+		if tail > 0 && tail < l.spb && k > 0 && int64(n) == k {
+			// The request ends in this track, inside its last block.
+			xfer -= l.BlockMs(track) * float64(l.spb-tail) / float64(l.spb)
+		}
 		a.TransferMs += xfer
 		t += xfer
 		n -= int(k)

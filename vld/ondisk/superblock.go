@@ -30,7 +30,8 @@ const MinBlockSize = 4096
 //
 //	offset size field
 //	0      8    magic "VLDSUPER"
-//	8      2    format version
+//	8      2    format version: 2 if log entries may be sector-sized
+//	             (SuperVersionSectors), else 1
 //	10     1    placement policy (0 eager, 1 in place, 2 lfs; 0 on older images)
 //	11     1    reserved (0)
 //	12     4    block size in bytes
@@ -52,7 +53,15 @@ type Superblock struct {
 	AppData   []byte
 	ModelJSON []byte
 	Placement uint8 // how the volume places client writes (vld.Placement)
+	// SectorEntries: log entries take only the sectors they need (entry
+	// version 2). Written as superblock version 2, which builds that do
+	// not read such entries refuse.
+	SectorEntries bool
 }
+
+// SuperVersionSectors is the superblock version of volumes whose log
+// entries may be sector-sized.
+const SuperVersionSectors = 2
 
 const superModelOff = 64 + MaxAppData
 
@@ -72,6 +81,9 @@ func (s *Superblock) Encode(b []byte) error {
 	copy(b, SuperMagic)
 	le := binary.LittleEndian
 	le.PutUint16(b[8:], FormatVersion)
+	if s.SectorEntries {
+		le.PutUint16(b[8:], SuperVersionSectors)
+	}
 	b[10] = s.Placement
 	le.PutUint32(b[12:], s.BlockSize)
 	copy(b[16:32], s.UUID[:])
@@ -105,10 +117,12 @@ func DecodeSuperblock(b []byte) (*Superblock, error) {
 		return nil, fmt.Errorf("superblock: block size %d > %d bytes read: %w", bs, len(b), ErrTooSmall)
 	}
 	b = b[:bs]
-	if err := open(b, SuperMagic, "superblock"); err != nil {
+	version, err := openVersions(b, SuperMagic, "superblock", FormatVersion, SuperVersionSectors)
+	if err != nil {
 		return nil, err
 	}
-	s := &Superblock{BlockSize: bs, NumBlocks: le.Uint64(b[32:]), CreatedNs: int64(le.Uint64(b[48:])), Placement: b[10]}
+	s := &Superblock{BlockSize: bs, NumBlocks: le.Uint64(b[32:]), CreatedNs: int64(le.Uint64(b[48:])), Placement: b[10],
+		SectorEntries: version == SuperVersionSectors}
 	copy(s.UUID[:], b[16:32])
 	s.Kind = trimNul(b[40:48])
 	al, ml := le.Uint32(b[56:]), le.Uint32(b[60:])
