@@ -43,11 +43,16 @@ func TestOverwriteCommitBlocks(t *testing.T) {
 			must(0, fs.Fsync(a.Ino, false)).ok(t)
 			for i := range 3 {
 				blk[0] = byte(i + 1)
-				b0 := dev.bytes.Load()
+				b0, by0 := dev.blocks.Load(), dev.bytes.Load()
 				must(fs.Write(a.Ino, off, blk)).ok(t)
 				must(0, fs.Fsync(a.Ino, false)).ok(t)
-				if got := (dev.bytes.Load() - b0) / 4096; got != c.want {
+				if got := dev.blocks.Load() - b0; got != c.want {
 					t.Fatalf("overwrite %d: its fsync wrote %d blocks, want %d", i, got, c.want)
+				}
+				// The log entries are sector-granular: they take only
+				// part of the blocks they lie in.
+				if by := dev.bytes.Load() - by0; by >= c.want*4096 {
+					t.Fatalf("overwrite %d: its fsync wrote %d bytes, want fewer than %d (sector entries)", i, by, c.want*4096)
 				}
 			}
 			// One leaf under the double-indirect root; the root is named

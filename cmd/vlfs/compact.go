@@ -113,11 +113,24 @@ func compactDisk(d *logical.Disk, path string, cfg compactor.Config, quiet bool,
 	if d.Placement() != vld.PlaceEager {
 		return nil, fmt.Errorf("an update-in-place disk has fixed homes: nothing to compact: %w", vld.ErrInvalid)
 	}
-	return compactTarget(compactor.Logical(d), path, cfg, quiet, stderr)
+	return compactTarget(compactor.Logical(d), path, cfg, quiet, stderr, func() error {
+		if err := d.Sync(); err != nil {
+			return err
+		}
+		return d.Volume().Protect()
+	})
 }
 
-// compactTarget compacts t offline, with a progress bar.
-func compactTarget(t compactor.Target, path string, cfg compactor.Config, quiet bool, stderr io.Writer) (*compactResult, error) {
+// settleRounds bounds how often compactTarget compacts again after the
+// stop's own writes took empty tracks (one round is the usual).
+const settleRounds = 3
+
+// compactTarget compacts t offline, with a progress bar. settle commits
+// what the compaction left and writes what the clean stop would (piece
+// copies and a checkpoint at rest: Volume.Protect): those writes go nearest
+// the head and may fill a track just emptied, so the compaction runs again
+// until the image reaches its target as it will be left.
+func compactTarget(t compactor.Target, path string, cfg compactor.Config, quiet bool, stderr io.Writer, settle func() error) (*compactResult, error) {
 	c, err := compactor.New(t, cfg)
 	if err != nil {
 		return nil, err
@@ -128,8 +141,16 @@ func compactTarget(t compactor.Target, path string, cfg compactor.Config, quiet 
 	if !quiet {
 		bar = progressBar(stderr, res.EmptyBefore)
 	}
-	if err := c.Compact(bar); err != nil {
-		return nil, err
+	for range settleRounds {
+		if err := c.Compact(bar); err != nil {
+			return nil, err
+		}
+		if err := settle(); err != nil {
+			return nil, fmt.Errorf("committing the compaction: %w", err)
+		}
+		if empty, _ := t.EmptyCount(); empty >= c.Stats().TargetTracks {
+			break
+		}
 	}
 	s := c.Stats()
 	_, res.EmptyAfter = t.Space(space)

@@ -27,7 +27,12 @@ func compactFSImage(path string, cfg compactor.Config, quiet bool, stderr io.Wri
 		fsys.Close()
 		return nil, fmt.Errorf("placement %s: the compactor is for eager volumes only (docs/compactor.md): %w", p, vlfs.ErrNotSupported)
 	}
-	res, err := compactTarget(fsys.CompactTarget(), path, cfg, quiet, stderr)
+	res, err := compactTarget(fsys.CompactTarget(), path, cfg, quiet, stderr, func() error {
+		if err := fsys.Sync(); err != nil {
+			return err
+		}
+		return fsys.Volume().Protect()
+	})
 	if cerr := fsys.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
