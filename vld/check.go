@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+
+	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
 // Check verifies the volume's invariants, in the spirit of bbolt's tx.Check:
@@ -112,6 +114,9 @@ func (v *Volume) checkEntriesLocked() error {
 	if set, err := extraSet(ck, v.layout.NumTracks()); err != nil || !slices.Equal(set, g.extra) {
 		return fmt.Errorf("extra log tracks in memory differ from checkpoint %d's: %w", ck.Seq, ErrCorrupt)
 	}
+	if err := v.checkDirLocked(ck); err != nil {
+		return err
+	}
 	for s, le := range g.entries {
 		e, err := v.readEntry(le.ref)
 		if err != nil {
@@ -127,6 +132,31 @@ func (v *Volume) checkEntriesLocked() error {
 		}
 		if !v.logWindow().Contains(v.layout.TrackOf(int64(le.ref.Addr)), v.layout.NumTracks()) {
 			return fmt.Errorf("log entry seq %d at block %d lies outside the log window: %w", s, le.ref.Addr, ErrCorrupt)
+		}
+	}
+	return nil
+}
+
+// checkDirLocked reads every directory block of the durable checkpoint ck
+// and its copy: each must belong to the checkpoint that wrote it (a kept
+// block, ondisk.CheckpointDirSeqsVersion, to an earlier one) and list
+// what the volume takes it to list, which is what the next checkpoint
+// compares to decide whether to keep it.
+func (v *Volume) checkDirLocked(ck *ondisk.Checkpoint) error {
+	g := v.log
+	for i, a := range ck.DirBlocks {
+		at := []uint64{a}
+		if i < len(ck.DirCopies) {
+			at = append(at, ck.DirCopies[i])
+		}
+		for _, b := range at {
+			d, err := v.readDirBlock(ck, i, b)
+			if err != nil {
+				return err
+			}
+			if i < len(g.dirList) && g.dirList[i] != nil && !slices.Equal(d.Entries, g.dirList[i]) {
+				return fmt.Errorf("checkpoint %d directory block %d at %d lists other places than the volume holds: %w", ck.Seq, i, b, ErrCorrupt)
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package vld
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/vlfs/vlfs/vld/alloc"
@@ -89,10 +90,6 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	// leave room for the extra tracks beside them.
 	copies := ondisk.CopiesFit(v.bs, n, 0)
 	if n > 0 {
-		m := n
-		if copies {
-			m = 2 * n
-		}
 		// Copies are cold: they plug holes, as the compactor's moves do,
 		// and take no empty track it made (eagerly placed when no hole is
 		// left).
@@ -112,31 +109,58 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 				return err
 			}
 		}
-		runs, err := v.placeLocked(m, alloc.Window{})
-		if err != nil {
-			return err
-		}
-		dirAddrs = runAddrs(runs)
-		blocks := make([][]byte, m)
+		lists := dirLists(order, per, func(p uint32) pieceLoc {
+			if l, ok := next[p]; ok {
+				return l
+			}
+			return g.cur[p]
+		})
+		kept := v.keptDirBlocksLocked(lists, copies)
+		g.dirList = nil // until the new blocks are durable (below)
+		var write []int // the directory blocks written now
 		for i := range n {
-			lo, hi := i*per, (i+1)*per
-			if hi > len(order) {
-				hi = len(order)
+			if !kept[i] {
+				write = append(write, i)
 			}
-			d := ondisk.DirBlock{UUID: v.sb.UUID, CkptSeq: ck.Seq, Index: uint32(i)}
-			for _, p := range order[lo:hi] {
-				l, ok := next[p]
-				if !ok {
-					l = g.cur[p]
-				}
-				d.Entries = append(d.Entries, ondisk.DirEntry{Piece: p, At: l.ref, Copies: l.copies, Pair: uint64(l.pair)})
+		}
+		m := len(write)
+		if copies {
+			m *= 2
+		}
+		var runs []run
+		if m > 0 {
+			if runs, err = v.placeLocked(m, alloc.Window{}); err != nil {
+				return err
 			}
-			blocks[i] = make([]byte, v.bs)
-			if err := d.Encode(blocks[i]); err != nil {
+		}
+		addrs := runAddrs(runs)
+		ck.DirBlocks = make([]uint64, n)
+		if copies {
+			ck.DirCopies = make([]uint64, n)
+		}
+		blocks := make([][]byte, m)
+		for j, i := range write {
+			ck.DirBlocks[i] = uint64(addrs[j])
+			d := ondisk.DirBlock{UUID: v.sb.UUID, CkptSeq: ck.Seq, Index: uint32(i), Entries: lists[i]}
+			blocks[j] = make([]byte, v.bs)
+			if err := d.Encode(blocks[j]); err != nil {
 				return err
 			}
 			if copies {
-				blocks[n+i] = blocks[i]
+				ck.DirCopies[i] = uint64(addrs[len(write)+j])
+				blocks[len(write)+j] = blocks[j]
+			}
+		}
+		if len(write) < n {
+			ck.DirSeqs = make([]uint64, n)
+			for i := range n {
+				ck.DirSeqs[i] = ck.Seq
+				if kept[i] {
+					ck.DirBlocks[i], ck.DirSeqs[i] = g.ckpt.DirBlocks[i], g.ckpt.DirSeq(i)
+					if copies {
+						ck.DirCopies[i] = g.ckpt.DirCopies[i]
+					}
+				}
 			}
 		}
 		j := 0
@@ -146,12 +170,15 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 			}
 			j += r.N
 		}
+		dirAddrs = append(slices.Clone(ck.DirBlocks), ck.DirCopies...)
+		defer func() { // what the blocks list, once they are durable
+			if err == nil {
+				g.dirList = lists
+			}
+		}()
 	}
-	ck.DirBlocks = dirAddrs[:n]
-	if copies {
-		ck.DirCopies = dirAddrs[n:]
-	}
-	ck.Extra = v.extraTracksLocked(alloc.Window{Start: int(ck.WindowStart), N: int(ck.WindowTracks)}, len(dirAddrs))
+	// The sequences take a directory block's room in the slot.
+	ck.Extra = v.extraTracksLocked(alloc.Window{Start: int(ck.WindowStart), N: int(ck.WindowTracks)}, len(dirAddrs)+len(ck.DirSeqs))
 	extra, err := extraSet(&ck, v.layout.NumTracks())
 	if err != nil {
 		return err
@@ -174,8 +201,14 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 		return err
 	}
 	// The new checkpoint is durable: recycle what only the old one needed.
+	keep := map[Addr]bool{}
+	for _, a := range dirAddrs {
+		keep[a] = true
+	}
 	for _, a := range g.dirBlocks {
-		v.alloc.MarkFree(int64(a))
+		if !keep[a] { // a directory block this checkpoint kept stays
+			v.alloc.MarkFree(int64(a))
+		}
 	}
 	for _, a := range g.pinned {
 		v.alloc.MarkFree(int64(a))
@@ -205,6 +238,9 @@ func (v *Volume) checkpointLocked(rest bool) (err error) {
 	g.sinceCkpt = 0
 	g.pinned = nil
 	g.dirBlocks = dirAddrs
+	if n == 0 {
+		g.dirList = nil
+	}
 	g.ckpt, g.extra = ck, extra
 	g.extraCyls = alloc.ExtraCylinders(ck.Extra, v.layout.Model().Surfaces)
 	v.stats.Checkpoints++
@@ -249,4 +285,45 @@ func (v *Volume) windowStartLocked(wt int) int {
 		sum += free(t+wt) - free(t)
 	}
 	return best
+}
+
+// dirLists is what each directory block of a checkpoint lists: the pieces
+// in order, per to a block, each where loc says.
+func dirLists(order []uint32, per int, loc func(uint32) pieceLoc) [][]ondisk.DirEntry {
+	var out [][]ondisk.DirEntry
+	for lo := 0; lo < len(order); lo += per {
+		hi := min(lo+per, len(order))
+		list := make([]ondisk.DirEntry, 0, hi-lo)
+		for _, p := range order[lo:hi] {
+			l := loc(p)
+			list = append(list, ondisk.DirEntry{Piece: p, At: l.ref, Copies: l.copies, Pair: uint64(l.pair)})
+		}
+		out = append(out, list)
+	}
+	return out
+}
+
+// keptDirBlocksLocked says which directory blocks of a checkpoint that
+// lists lists (copies: with a copy of each) the durable checkpoint's
+// blocks stand for: a sound block at the same index that lists the same,
+// with a copy if and only if copies. Random updates of a file system
+// change a few of its directory blocks between checkpoints (its record
+// pieces, numbered in order), so each checkpoint wrote all of them again
+// for nothing. Keeping any needs the slot to name the sequences
+// (ondisk.CheckpointDirSeqsVersion).
+func (v *Volume) keptDirBlocksLocked(lists [][]ondisk.DirEntry, copies bool) []bool {
+	g := v.log
+	n := len(lists)
+	kept := make([]bool, n)
+	k := 0
+	if copies {
+		k = n
+	}
+	if !ondisk.DirSeqsFit(v.bs, n, 0, k) || (len(g.ckpt.DirCopies) > 0) != copies {
+		return kept
+	}
+	for i := range min(n, len(g.dirList), len(g.ckpt.DirBlocks)) {
+		kept[i] = g.dirList[i] != nil && slices.Equal(g.dirList[i], lists[i])
+	}
+	return kept
 }

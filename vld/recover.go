@@ -143,8 +143,10 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.DirEntr
 			return nil, fmt.Errorf("open: checkpoint %d: directory block at %d invalid or shared: %w", ck.Seq, a, ErrCorrupt)
 		}
 	}
+	g.dirList = make([][]ondisk.DirEntry, len(ck.DirBlocks))
 	for i, a := range ck.DirBlocks {
 		d, err := v.readDirBlock(ck, i, a)
+		sound := err == nil
 		if i < len(ck.DirCopies) {
 			// Its copy (issue 34): same bytes, elsewhere. Read either way,
 			// so that a damaged copy is found and written again too.
@@ -155,10 +157,14 @@ func (v *Volume) loadDirectory(ck *ondisk.Checkpoint) (map[uint32]ondisk.DirEntr
 				v.recovery.DirCopiesUsed++
 			case err == nil && cerr != nil:
 				v.recovery.DirCopiesDamaged++
+				sound = false
 			}
 		}
 		if err != nil {
 			return nil, err
+		}
+		if sound {
+			g.dirList[i] = d.Entries
 		}
 		for _, de := range d.Entries {
 			named[de.Piece] = de
@@ -213,8 +219,8 @@ func (v *Volume) readDirBlock(ck *ondisk.Checkpoint, i int, a Addr) (*ondisk.Dir
 	if err != nil {
 		return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d: %w: %w", ck.Seq, i, a, ErrCorrupt, err)
 	}
-	if d.UUID != v.sb.UUID || d.CkptSeq != ck.Seq || d.Index != uint32(i) {
-		return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d belongs to checkpoint %d index %d: %w", ck.Seq, i, a, d.CkptSeq, d.Index, ErrCorrupt)
+	if d.UUID != v.sb.UUID || d.CkptSeq != ck.DirSeq(i) || d.Index != uint32(i) {
+		return nil, fmt.Errorf("open: checkpoint %d directory block %d at %d (written by checkpoint %d) belongs to checkpoint %d index %d: %w", ck.Seq, i, a, ck.DirSeq(i), d.CkptSeq, d.Index, ErrCorrupt)
 	}
 	return d, nil
 }

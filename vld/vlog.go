@@ -61,7 +61,12 @@ type vlog struct {
 
 	ckpt      ondisk.Checkpoint // the durable checkpoint
 	dirBlocks []Addr            // its directory blocks
-	pinned    []Addr            // obsolete versions its directory still names
+	// dirList is what each of its directory blocks lists, nil for a block
+	// not known sound (one of its copies did not read at open): the next
+	// checkpoint keeps a sound block that would list the same, with its
+	// copy and sequence (ondisk.CheckpointDirSeqsVersion).
+	dirList [][]ondisk.DirEntry
+	pinned  []Addr // obsolete versions its directory still names
 
 	// covered holds the blocks the newest logged group covers. Recovery
 	// rereads them to decide whether that group landed (scanForRoot), so

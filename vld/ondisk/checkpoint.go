@@ -24,6 +24,16 @@ const CheckpointMagic = "VLDCKPT1"
 // volume.
 const CheckpointVersion = 3
 
+// CheckpointDirSeqsVersion (4, issue 33) adds, for each directory block,
+// the sequence of the checkpoint that wrote it: a checkpoint keeps the
+// previous one's directory blocks whose contents did not change, where a
+// version-3 checkpoint wrote every block again (a file system with 1,024
+// record pieces paid seven blocks and their copies for each). Written
+// when the sequences fit beside the rest; a checkpoint that writes every
+// block needs none and is written as version 3. A build older than
+// version 4 ignores such a slot and refuses the volume.
+const CheckpointDirSeqsVersion = 4
+
 // checkpointExtraVersion is the version that added the extra log tracks.
 const checkpointExtraVersion = 2
 
@@ -53,6 +63,8 @@ const checkpointExtraVersion = 2
 //	80     8n   directory block addresses
 //	80+8n  4m   extra log tracks (version 2)
 //	80+8n+4m 8n directory block copies (version 3, if offset 10 says n)
+//	..     8n   checkpoint sequence that wrote each directory block and
+//	            its copy (version 4; each in [1, checkpoint sequence])
 //	bs-4   4    CRC-32C
 type Checkpoint struct {
 	UUID         UUID
@@ -68,6 +80,11 @@ type Checkpoint struct {
 	// DirCopies, if set, holds a copy of each directory block (same
 	// bytes), DirCopies[i] of DirBlocks[i].
 	DirCopies []uint64
+	// DirSeqs, if set (version 4), holds the sequence of the checkpoint
+	// that wrote each directory block (and its copy), DirSeqs[i] of
+	// DirBlocks[i]: a block an earlier checkpoint wrote is kept as it is.
+	// Unset, every block was written by this checkpoint (Seq).
+	DirSeqs []uint64
 	// Version is the format version the slot was read in (decode only).
 	Version uint16
 }
@@ -88,6 +105,21 @@ func CopiesFit(bs, dirBlocks, extra int) bool {
 	return ckptHeader+16*dirBlocks+4*extra+4 <= bs && dirBlocks < 1<<16
 }
 
+// DirSeqsFit reports whether a checkpoint of block size bs naming
+// dirBlocks directory blocks, extra tracks and copies (0 or dirBlocks)
+// can also name the sequence that wrote each directory block.
+func DirSeqsFit(bs, dirBlocks, extra, copies int) bool {
+	return ckptHeader+16*dirBlocks+4*extra+8*copies+4 <= bs
+}
+
+// DirSeq is the sequence of the checkpoint that wrote directory block i.
+func (c *Checkpoint) DirSeq(i int) uint64 {
+	if c.DirSeqs == nil {
+		return c.Seq
+	}
+	return c.DirSeqs[i]
+}
+
 // Encode writes c into the block b.
 func (c *Checkpoint) Encode(b []byte) error {
 	if len(c.DirBlocks) > MaxDirBlocks(len(b)) {
@@ -99,12 +131,24 @@ func (c *Checkpoint) Encode(b []byte) error {
 	if len(c.DirCopies) > 0 && (len(c.DirCopies) != len(c.DirBlocks) || !CopiesFit(len(b), len(c.DirBlocks), len(c.Extra))) {
 		return fmt.Errorf("checkpoint: %d directory copies of %d blocks beside %d extra tracks: %w", len(c.DirCopies), len(c.DirBlocks), len(c.Extra), ErrTooSmall)
 	}
+	version := uint16(CheckpointVersion)
+	if c.DirSeqs != nil {
+		if len(c.DirSeqs) != len(c.DirBlocks) || !DirSeqsFit(len(b), len(c.DirBlocks), len(c.Extra), len(c.DirCopies)) {
+			return fmt.Errorf("checkpoint: %d directory sequences of %d blocks beside %d extra tracks: %w", len(c.DirSeqs), len(c.DirBlocks), len(c.Extra), ErrTooSmall)
+		}
+		for i, s := range c.DirSeqs {
+			if s == 0 || s > c.Seq {
+				return fmt.Errorf("checkpoint %d: directory block %d written by checkpoint %d: %w", c.Seq, i, s, ErrCorrupt)
+			}
+		}
+		version = CheckpointDirSeqsVersion
+	}
 	clear(b)
 	copy(b, CheckpointMagic)
 	le := binary.LittleEndian
-	// Always the newest version: it says both slots hold the checkpoint,
-	// so one slot alone means the other was damaged.
-	le.PutUint16(b[8:], CheckpointVersion)
+	// Version 3 or later: it says both slots hold the checkpoint, so one
+	// slot alone means the other was damaged.
+	le.PutUint16(b[8:], version)
 	le.PutUint16(b[10:], uint16(len(c.DirCopies)))
 	le.PutUint32(b[12:], uint32(len(c.Extra)))
 	copy(b[16:32], c.UUID[:])
@@ -127,13 +171,17 @@ func (c *Checkpoint) Encode(b []byte) error {
 	for i, a := range c.DirCopies {
 		le.PutUint64(b[at+8*i:], a)
 	}
+	at += 8 * len(c.DirCopies)
+	for i, s := range c.DirSeqs {
+		le.PutUint64(b[at+8*i:], s)
+	}
 	seal(b)
 	return nil
 }
 
 // DecodeCheckpoint parses a checkpoint slot.
 func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
-	version, err := openVersions(b, CheckpointMagic, "checkpoint", FormatVersion, checkpointExtraVersion, CheckpointVersion)
+	version, err := openVersions(b, CheckpointMagic, "checkpoint", FormatVersion, checkpointExtraVersion, CheckpointVersion, CheckpointDirSeqsVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -180,12 +228,27 @@ func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
 	if k != 0 && (k != n || !CopiesFit(len(b), int(n), int(m))) {
 		return nil, fmt.Errorf("checkpoint: %d directory copies of %d blocks beside %d extra tracks: %w", k, n, m, ErrCorrupt)
 	}
+	at += 4 * int(m)
 	if k > 0 {
-		at += 4 * int(m)
 		c.DirCopies = make([]uint64, k)
 		for i := range c.DirCopies {
 			c.DirCopies[i] = le.Uint64(b[at+8*i:])
 		}
+	}
+	if version < CheckpointDirSeqsVersion {
+		return c, nil
+	}
+	if !DirSeqsFit(len(b), int(n), int(m), int(k)) {
+		return nil, fmt.Errorf("checkpoint: %d directory sequences beside %d copies and %d extra tracks: %w", n, k, m, ErrCorrupt)
+	}
+	at += 8 * int(k)
+	c.DirSeqs = make([]uint64, n)
+	for i := range c.DirSeqs {
+		s := le.Uint64(b[at+8*i:])
+		if s == 0 || s > c.Seq {
+			return nil, fmt.Errorf("checkpoint %d: directory block %d written by checkpoint %d: %w", c.Seq, i, s, ErrCorrupt)
+		}
+		c.DirSeqs[i] = s
 	}
 	return c, nil
 }

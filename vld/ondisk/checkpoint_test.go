@@ -74,10 +74,10 @@ func TestCheckpointExtraTracks(t *testing.T) {
 	}
 
 	// A version this build does not know.
-	binary.LittleEndian.PutUint16(b[8:], CheckpointVersion+1)
+	binary.LittleEndian.PutUint16(b[8:], CheckpointDirSeqsVersion+1)
 	seal(b)
 	if _, err := DecodeCheckpoint(b); !errors.Is(err, ErrVersion) {
-		t.Fatalf("version %d: %v", CheckpointVersion+1, err)
+		t.Fatalf("version %d: %v", CheckpointDirSeqsVersion+1, err)
 	}
 }
 
@@ -124,5 +124,69 @@ func TestCheckpointDirCopies(t *testing.T) {
 	}
 	if err := c.Encode(b); !errors.Is(err, ErrTooSmall) {
 		t.Fatalf("copies that do not fit: %v", err)
+	}
+}
+
+// TestCheckpointDirSeqs: version 4 names the checkpoint that wrote each
+// directory block, after the copies, and is written only when some block
+// is older than the checkpoint (DirSeqs set); sequences of 0 or newer
+// than the checkpoint, and sequences that do not fit, are refused.
+func TestCheckpointDirSeqs(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		extra  []uint32
+		copies []uint64
+	}{
+		{"copies and extra tracks", []uint32{3, 900}, []uint64{500, 501}},
+		{"no copies", []uint32{3}, nil},
+		{"nothing else", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := make([]byte, bs)
+			ck := &Checkpoint{UUID: testUUID, Seq: 9, LogSeq: 10, NextSeq: 11, WindowTracks: 64,
+				NumPieces: 2, DirBlocks: []uint64{77, 78}, Extra: c.extra, DirCopies: c.copies, DirSeqs: []uint64{4, 9}}
+			if err := ck.Encode(b); err != nil {
+				t.Fatal(err)
+			}
+			if v := binary.LittleEndian.Uint16(b[8:]); v != CheckpointDirSeqsVersion {
+				t.Fatalf("written as version %d", v)
+			}
+			got, err := DecodeCheckpoint(b)
+			if err != nil || !slices.Equal(got.DirSeqs, ck.DirSeqs) || !slices.Equal(got.DirCopies, ck.DirCopies) ||
+				!slices.Equal(got.Extra, ck.Extra) || !slices.Equal(got.DirBlocks, ck.DirBlocks) || got.DirSeq(0) != 4 || got.DirSeq(1) != 9 {
+				t.Fatalf("round trip: %+v %v", got, err)
+			}
+			at := ckptHeader + 8*2 + 4*len(c.extra) + 8*len(c.copies) // the first sequence
+			for _, s := range []uint64{0, 10} {
+				bad := slices.Clone(b)
+				binary.LittleEndian.PutUint64(bad[at:], s)
+				seal(bad)
+				if _, err := DecodeCheckpoint(bad); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("directory block written by checkpoint %d of 9: %v", s, err)
+				}
+				ck.DirSeqs[0] = s
+				if err := ck.Encode(make([]byte, bs)); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("encoding a directory block written by checkpoint %d of 9: %v", s, err)
+				}
+				ck.DirSeqs[0] = 4
+			}
+		})
+	}
+	// Without sequences every block is the checkpoint's own, as version 3.
+	ck := &Checkpoint{UUID: testUUID, Seq: 9, LogSeq: 10, NextSeq: 11, NumPieces: 1, DirBlocks: []uint64{77}}
+	if ck.DirSeq(0) != 9 {
+		t.Fatalf("DirSeq without sequences: %d", ck.DirSeq(0))
+	}
+	// Sequences that do not fit beside copies of a large directory.
+	n := (bs - ckptHeader - 4) / 24
+	if !DirSeqsFit(bs, n, 0, n) || DirSeqsFit(bs, n+1, 0, n+1) || DirSeqsFit(bs, n, 1+bs/4, n) {
+		t.Fatalf("DirSeqsFit around %d blocks", n)
+	}
+	ck.DirBlocks, ck.DirCopies, ck.DirSeqs = make([]uint64, n+1), make([]uint64, n+1), make([]uint64, n+1)
+	for i := range ck.DirSeqs {
+		ck.DirSeqs[i] = 1
+	}
+	if err := ck.Encode(make([]byte, bs)); !errors.Is(err, ErrTooSmall) {
+		t.Fatalf("sequences that do not fit: %v", err)
 	}
 }

@@ -83,8 +83,8 @@ func fuzzDecodeEntry(data []byte) (int, error) {
 
 func fuzzDecodeCheckpoint(data []byte) (int, error) {
 	return fuzzDecode(data, ondisk.DecodeCheckpoint, func(c *ondisk.Checkpoint, n int) error {
-		return reencodes("checkpoint (its other tracks, directory blocks)", c, n, ondisk.DecodeCheckpoint, func(a, b *ondisk.Checkpoint) bool {
-			return slices.Equal(a.Extra, b.Extra) && slices.Equal(a.DirBlocks, b.DirBlocks)
+		return reencodes("checkpoint (its other tracks, directory blocks, their copies and writers)", c, n, ondisk.DecodeCheckpoint, func(a, b *ondisk.Checkpoint) bool {
+			return slices.Equal(a.Extra, b.Extra) && slices.Equal(a.DirBlocks, b.DirBlocks) && slices.Equal(a.DirCopies, b.DirCopies) && slices.Equal(a.DirSeqs, b.DirSeqs)
 		})
 	})
 }

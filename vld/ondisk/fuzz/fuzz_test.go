@@ -45,7 +45,9 @@ func FuzzDecodeEntry(f *testing.F) {
 
 func FuzzDecodeCheckpoint(f *testing.F) {
 	nativeFuzz(f, fuzzDecodeCheckpoint, func(b []byte) {
-		(&ondisk.Checkpoint{UUID: seedUUID, Seq: 1, NextSeq: 2, DirBlocks: []uint64{9}, NumPieces: 1, Extra: []uint32{5, 7}}).Encode(b)
+		// Version 4: copies and the checkpoint that wrote each block.
+		(&ondisk.Checkpoint{UUID: seedUUID, Seq: 3, NextSeq: 4, DirBlocks: []uint64{9, 10}, NumPieces: 2, Extra: []uint32{5, 7},
+			DirCopies: []uint64{11, 12}, DirSeqs: []uint64{1, 3}}).Encode(b)
 	})
 }
 
