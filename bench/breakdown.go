@@ -31,6 +31,9 @@ type BreakdownConfig struct {
 	// FSVersion).
 	VLFS      bool
 	FSVersion uint32
+	// SectorPieces: the eager logical disks with sector pieces
+	// (UpdatesConfig.SectorPieces).
+	SectorPieces bool
 }
 
 // Breakdown runs the updates benchmark at one utilisation on each disk and
@@ -70,7 +73,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 			"vs_eager", "blocks_per_update", "requests_per_update", "fs_version"},
 		Notes: []string{
 			"speedup = in-place mean / eager mean on the same simulated disk",
-			"lower_bound_ms (eager rows) = one controller overhead + transfer of the data block and its log entry + formula (2)'s locate time for one 4 KiB unit at this utilisation",
+			"lower_bound_ms (eager rows) = one controller overhead + transfer of the data block and its log entry (a block; with pieces sector, one sector) + formula (2)'s locate time for one 4 KiB unit at this utilisation",
 			"other_ms is 0: the simulation charges no host processing time",
 			"compacted = true: eager is measured right after an offline compactor run (the paper's Table 2, footnote 1 of section 5.4); false: in the fragmented steady state with no idle time",
 			vlfsRowNote + "; with compacted = true it too is measured right after a compactor run",
@@ -80,7 +83,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	for _, m := range cfg.Models {
 		rep.Disk[m.Name] = m.Params()
 		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements, Compacted: cfg.Compacted, Head: cfg.Head,
-			VLFS: cfg.VLFS, FSVersion: cfg.FSVersion})
+			VLFS: cfg.VLFS, FSVersion: cfg.FSVersion, SectorPieces: cfg.SectorPieces})
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +104,7 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 			}
 			if r["placement"] == "eager" && inplace > 0 {
 				mean := r["mean_ms"].(float64)
-				lb, err := eagerLowerBound(m, cfg.Utilization)
+				lb, err := eagerLowerBound(m, cfg.Utilization, cfg.SectorPieces)
 				if err != nil {
 					return nil, err
 				}
@@ -115,9 +118,10 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 	return rep, nil
 }
 
-// eagerLowerBound is overhead + 2 blocks of transfer + formula (2) in 4 KiB
-// units on the outer zone.
-func eagerLowerBound(m *disk.Model, u float64) (float64, error) {
+// eagerLowerBound is overhead + the transfer of a data block and its log
+// entry (a block, or with sector pieces one 512-byte sector) + formula (2)
+// in 4 KiB units on the outer zone.
+func eagerLowerBound(m *disk.Model, u float64, sectorPieces bool) (float64, error) {
 	l, err := disk.NewLayout(m, 4096, 0)
 	if err != nil {
 		return 0, err
@@ -125,5 +129,9 @@ func eagerLowerBound(m *disk.Model, u float64) (float64, error) {
 	unitMs := l.BlockMs(0)
 	n := l.TrackBlocks(0)
 	locate := disk.LocateModel(n, m.Surfaces, 1-u, m.HeadSwitchMs/unitMs) * unitMs
-	return m.WriteOverheadMs + 2*unitMs + locate, nil
+	entry := 1.0
+	if sectorPieces {
+		entry = float64(disk.SectorSize) / 4096
+	}
+	return m.WriteOverheadMs + (1+entry)*unitMs + locate, nil
 }

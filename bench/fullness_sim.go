@@ -37,7 +37,7 @@ func fullnessSim(cfg FullnessConfig) (map[simKey]map[string]any, error) {
 		}
 		for _, r := range rep.Rows {
 			u, mean := r["utilization"].(float64), r["mean_ms"].(float64)
-			model, err := eagerLowerBound(cfg.Model, u)
+			model, err := eagerLowerBound(cfg.Model, u, false)
 			if err != nil {
 				return nil, err
 			}

@@ -41,6 +41,10 @@ type UpdatesConfig struct {
 	// FSVersion is the vlfs rows' file-system version, passed to
 	// vlfs.MkfsOptions.Version as it is (0: mkfs's default).
 	FSVersion uint32
+	// SectorPieces formats the eager logical disks with sector pieces
+	// (logical.SectorPieceEntries: a one-sector map entry per update)
+	// instead of block pieces; in place and LFS keep block pieces.
+	SectorPieces bool
 }
 
 // checkPlacements rejects placements a logical-disk benchmark cannot run.
@@ -107,6 +111,10 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 			"every row, per measured update: requests_per_update = device requests (reads and writes), blocks_per_update = blocks written (lfs: with the cleaner's), flushes_per_update = device flushes",
 		},
 	}
+	if cfg.SectorPieces {
+		rep.Params["pieces"] = "sector"
+		rep.Notes = append(rep.Notes, sectorPiecesNote)
+	}
 	for _, p := range cfg.Placements {
 		for _, u := range cfg.Utilizations {
 			row, err := updatesPoint(cfg, p, u)
@@ -130,9 +138,16 @@ func Updates(cfg UpdatesConfig) (*Report, error) {
 	return rep, nil
 }
 
+// sectorPiecesNote says what --pieces sector changes.
+const sectorPiecesNote = "pieces sector: the eager logical disks map 64 blocks a piece (256 bytes, a one-sector log entry) instead of 768 (3 KiB, seven sectors); in place and lfs keep block pieces; the vlfs rows are the file system's own"
+
 func updatesPoint(cfg UpdatesConfig, p vld.Placement, u float64) (map[string]any, error) {
 	dev := device.NewMem(cfg.DiskBytes)
-	if err := logical.FormatPlaced(dev, vld.FormatOptions{Model: cfg.Model}, p); err != nil {
+	per := 0 // block pieces
+	if cfg.SectorPieces && p == vld.PlaceEager {
+		per = logical.SectorPieceEntries
+	}
+	if err := logical.FormatWith(dev, vld.FormatOptions{Model: cfg.Model}, p, per); err != nil {
 		return nil, err
 	}
 	d, err := logical.Open(dev, vld.Options{Head: cfg.Head})

@@ -222,6 +222,14 @@ func (v *Volume) NumBlocks() uint64 { return v.sb.NumBlocks }
 // PayloadSize is the size of one piece payload.
 func (v *Volume) PayloadSize() int { return ondisk.PayloadSize(v.bs) }
 
+// PiecePayloadSize is the size of one piece payload on a volume of block
+// size bs, for clients that size their pieces before formatting.
+func PiecePayloadSize(bs int) int { return ondisk.PayloadSize(bs) }
+
+// DirPiecesPerBlock is how many pieces one checkpoint directory block of
+// size bs lists.
+func DirPiecesPerBlock(bs int) int { return ondisk.DirEntriesPerBlock(bs) }
+
 // AppData returns the client's superblock data.
 func (v *Volume) AppData() []byte { return append([]byte(nil), v.sb.AppData...) }
 

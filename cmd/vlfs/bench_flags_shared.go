@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/vlfs/vlfs/bench"
@@ -164,4 +165,22 @@ func (b *benchFlags) loopback() *string {
 // version this code does not name can be measured.
 func (b *benchFlags) fsVersion(usage string) *uint {
 	return b.fl.Uint("fs-version", 0, usage)
+}
+
+// pieces defines --pieces, block or sector: the map pieces of the eager
+// logical disks (vld/logical/pieces.go). It reports whether sector pieces
+// were asked for, once parsed.
+func (b *benchFlags) pieces() *bool {
+	s := b.fl.String("pieces", "block", "the eager logical disks' map pieces: block (768 blocks a piece, a 3 KiB log entry) or sector (64, a one-sector entry)")
+	sector := new(bool)
+	b.checks = append(b.checks, func() bool {
+		switch *s {
+		case "block", "sector":
+			*sector = *s == "sector"
+			return true
+		}
+		fmt.Fprintf(b.stderr, "vlfs %s: --pieces %q: want block or sector\n", b.cmd(), *s)
+		return false
+	})
+	return sector
 }

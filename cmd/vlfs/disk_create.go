@@ -22,6 +22,7 @@ type diskCreateArgs struct {
 	size   int64
 	force  bool
 	sparse bool
+	per    int // map entries a piece (0: block pieces)
 }
 
 func runDiskCreate(args []string, stdout, stderr io.Writer) int {
@@ -44,8 +45,9 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 	sizeArg := fl.String("size", "", "image size (required): 256MiB, 1GiB, 4G; the exported disk is a little smaller")
 	force := fl.Bool("force", false, "overwrite an image that already holds data")
 	sparse := fl.Bool("sparse", false, "leave the image file's holes (default: write zeros into them, as vlfs mkfs does; docs/mounting.md)")
+	pieces := fl.String("pieces", "block", "the map's pieces (eager): block (768 blocks a piece, a 3 KiB log entry per update) or sector (64 blocks, a one-sector entry; docs/logical-disk.md)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: vlfs disk create [--disk PRESET|FILE] [--placement eager|inplace|lfs] --size SIZE [--sparse] [--force] IMAGE")
+		fmt.Fprintln(stderr, "usage: vlfs disk create [--disk PRESET|FILE] [--placement eager|inplace|lfs] [--pieces block|sector] --size SIZE [--sparse] [--force] IMAGE")
 		fl.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fl, args)
@@ -68,6 +70,14 @@ func parseDiskCreate(args []string, stderr io.Writer) (*diskCreateArgs, int) {
 	// block); a block device gives none, so it is refused, not silently eager.
 	if a.place, err = vld.ParsePlacement(*place); err != nil || a.place == vld.PlaceRange {
 		return bad(fmt.Errorf("--placement %q: want eager, inplace or lfs (range needs a file system: vlfs mkfs)", *place))
+	}
+	switch {
+	case *pieces == "sector" && a.place == vld.PlaceEager:
+		a.per = logical.SectorPieceEntries
+	case *pieces == "sector":
+		return bad(fmt.Errorf("--pieces sector: for eager placement only (in place keeps no map at run time; lfs writes its map with the segment)"))
+	case *pieces != "block":
+		return bad(fmt.Errorf("--pieces %q: want block or sector", *pieces))
 	}
 	if a.size, err = parseSize(*sizeArg); err != nil {
 		return bad(fmt.Errorf("--size: %w", err))
@@ -105,7 +115,7 @@ func (a *diskCreateArgs) create(stdout, stderr io.Writer) error {
 		err = fillImage(a.img, a.size, stderr, false)
 	}
 	if err == nil {
-		if err = logical.FormatPlaced(dev, vld.FormatOptions{Model: a.model}, a.place); err != nil {
+		if err = logical.FormatWith(dev, vld.FormatOptions{Model: a.model}, a.place, a.per); err != nil {
 			err = fmt.Errorf("formatting %s: %w", a.img, err)
 		}
 	}
@@ -157,12 +167,12 @@ func (a *diskCreateArgs) report(w io.Writer) error {
 		dev.Close()
 		return fmt.Errorf("reopening %s: %w", a.img, err)
 	}
-	blocks, bs := d.Blocks(), d.BlockSize()
+	blocks, bs, per := d.Blocks(), d.BlockSize(), d.PieceEntries()
 	if err := d.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", a.img, err)
 	}
-	fmt.Fprintf(w, "vlfs: created %s: image %s, exported disk %s (%d blocks of %d bytes), placement %s, %s disk model\n",
-		a.img, sizeText(a.size), sizeText(blocks*int64(bs)), blocks, bs, a.place, a.model.Name)
+	fmt.Fprintf(w, "vlfs: created %s: image %s, exported disk %s (%d blocks of %d bytes), placement %s, %s disk model, %d blocks a map piece\n",
+		a.img, sizeText(a.size), sizeText(blocks*int64(bs)), blocks, bs, a.place, a.model.Name, per)
 	fmt.Fprintf(w, "serve it with: vlfs disk serve %s MOUNTPOINT\n", a.img)
 	return nil
 }

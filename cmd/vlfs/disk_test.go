@@ -43,6 +43,10 @@ func TestDiskCreate(t *testing.T) {
 		{"data without force", []string{"--size", "32MiB", full}, exitFailure, "--force", ""},
 		{"data with force", []string{"--force", "--size", "32MiB", full}, exitOK, "created", "eager"},
 		{"directory", []string{"--size", "32MiB", dir}, exitFailure, "is a directory", ""},
+		{"sector pieces", []string{"--pieces", "sector", "--size", "32MiB", filepath.Join(dir, "s.img")}, exitOK, "64 blocks a map piece", "eager"},
+		{"block pieces", []string{"--size", "32MiB", filepath.Join(dir, "b.img")}, exitOK, "768 blocks a map piece", "eager"},
+		{"sector pieces need eager", []string{"--pieces", "sector", "--placement", "lfs", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "eager placement only", ""},
+		{"bad pieces", []string{"--pieces", "page", "--size", "32MiB", filepath.Join(dir, "x.img")}, exitUsage, "want block or sector", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,10 +16,14 @@ import (
 func TestLogicalWriteSyncCrash(t *testing.T) {
 	for _, seed := range testSeeds(t) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			t.Logf("seed %d (replay with -vld.seed %d)", seed, seed)
+			per := 0 // odd seeds: sector pieces, four of them over the span
+			if seed%2 != 0 {
+				per = SectorPieceEntries
+			}
+			t.Logf("seed %d (replay with -vld.seed %d), %d map entries a piece (0: block pieces)", seed, seed, per)
 			rng := rand.New(rand.NewSource(seed))
 			base := device.NewMem(8 << 20)
-			if err := Format(base, vld.FormatOptions{Model: testModel(t, "st19101")}); err != nil {
+			if err := FormatWith(base, vld.FormatOptions{Model: testModel(t, "st19101")}, vld.PlaceEager, per); err != nil {
 				t.Fatal(err)
 			}
 			crash := device.NewCrash(base)

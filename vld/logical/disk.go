@@ -17,7 +17,7 @@ const Kind = "disk"
 // writing put it. The map (4 bytes per logical block: the physical block
 // number, 0 for never written) lives in memory and is persisted as the
 // virtual log: piece i holds the entries of logical blocks
-// [i*E, (i+1)*E), E = PayloadSize/4.
+// [i*E, (i+1)*E), E = PieceEntries() (pieces.go).
 //
 // Lock order: Disk.mu before the volume's locks.
 type Disk struct {
@@ -44,15 +44,23 @@ type Disk struct {
 //	offset size field
 //	0      8    logical blocks
 //	8      1    placement (a Placement: 0 eager, 1 in place, 2 lfs)
+//	9      2    map entries per piece (pieces.go; absent or 0 in disks
+//	            made before sector pieces: BlockPieceEntries)
 const appSize = 9
 
-// Blocks is how many logical blocks a volume of nb physical blocks
-// of size bs exports: what remains after the fixed blocks, the reserve, and
-// room for every map piece to have a current and a pinned old version.
+// Blocks is how many logical blocks a volume of nb physical blocks of size
+// bs exports with block pieces (BlocksPer).
 func Blocks(nb int64, bs int) int64 {
-	per := int64((bs * 3 / 4) / 4)
+	return BlocksPer(nb, bs, BlockPieceEntries(bs))
+}
+
+// BlocksPer is how many logical blocks a volume of nb physical blocks of
+// size bs exports with per map entries a piece: what remains after the
+// fixed blocks, the reserve, and room for every map piece to have a
+// current and a pinned old version.
+func BlocksPer(nb int64, bs, per int) int64 {
 	usable := nb - 4 - vld.DefaultReserve(nb) - 64
-	n := usable * per / (per + 3)
+	n := usable * int64(per) / int64(per+3)
 	if n < 0 {
 		return 0
 	}
@@ -64,17 +72,33 @@ func Format(dev device.Device, fo vld.FormatOptions) error {
 	return FormatPlaced(dev, fo, vld.PlaceEager)
 }
 
-// FormatPlaced formats dev as a logical disk with the given placement.
+// FormatPlaced formats dev as a logical disk with the given placement and
+// block pieces.
 func FormatPlaced(dev device.Device, fo vld.FormatOptions, place vld.Placement) error {
+	return FormatWith(dev, fo, place, 0)
+}
+
+// FormatWith formats dev as a logical disk with the given placement and per
+// map entries a piece (pieces.go; 0: BlockPieceEntries, SectorPieceEntries
+// for sector pieces).
+func FormatWith(dev device.Device, fo vld.FormatOptions, place vld.Placement, per int) error {
 	bs := fo.BlockSize
 	if bs == 0 {
 		bs = 4096
 	}
-	n := Blocks(dev.Size()/int64(bs), bs)
+	nb := dev.Size() / int64(bs)
 	if fo.Model != nil {
-		if c := fo.Model.CapacityBytes() / int64(bs); c < dev.Size()/int64(bs) {
-			n = Blocks(c, bs)
-		}
+		nb = min(nb, fo.Model.CapacityBytes()/int64(bs))
+	}
+	if per == 0 {
+		per = BlockPieceEntries(bs)
+	}
+	if per < 1 || per > BlockPieceEntries(bs) {
+		return fmt.Errorf("format: %d map entries a piece, not in [1, %d]: %w", per, BlockPieceEntries(bs), vld.ErrInvalid)
+	}
+	n := BlocksPer(nb, bs, per)
+	if pieces := (n + int64(per) - 1) / int64(per); pieces > MaxPieces(bs) && per < BlockPieceEntries(bs) {
+		return fmt.Errorf("format: %d pieces of %d map entries, more than a checkpoint directory lists (%d): use larger pieces: %w", pieces, per, MaxPieces(bs), vld.ErrInvalid)
 	}
 	if n <= 0 {
 		return fmt.Errorf("format: device too small for a logical disk: %w", vld.ErrInvalid)
@@ -84,7 +108,7 @@ func FormatPlaced(dev device.Device, fo vld.FormatOptions, place vld.Placement) 
 		fo.Placement = vld.PlaceLFS // the volume appends the blocks as a log
 	}
 	fo.Homed = place == vld.PlaceInPlace
-	fo.AppData = append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place))
+	fo.AppData = binary.LittleEndian.AppendUint16(append(binary.LittleEndian.AppendUint64(nil, uint64(n)), byte(place)), uint16(per))
 	return vld.Format(dev, fo)
 }
 
@@ -111,7 +135,16 @@ func newDisk(v *vld.Volume) (*Disk, error) {
 	if n <= 0 || n > int64(v.NumBlocks()) {
 		return nil, fmt.Errorf("open: logical disk of %d blocks on %d: %w", n, v.NumBlocks(), vld.ErrCorrupt)
 	}
-	d := &Disk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(v.PayloadSize() / 4), place: vld.Placement(app[8])}
+	per := v.PayloadSize() / 4
+	if len(app) >= appSize+2 {
+		if p := int(binary.LittleEndian.Uint16(app[appSize:])); p != 0 {
+			per = p
+		}
+	}
+	if per > v.PayloadSize()/4 {
+		return nil, fmt.Errorf("open: %d map entries a piece, more than a piece holds (%d): %w", per, v.PayloadSize()/4, vld.ErrCorrupt)
+	}
+	d := &Disk{v: v, m: make([]uint32, n), dirty: map[uint32]bool{}, per: int64(per), place: vld.Placement(app[8])}
 	d.act.wake = make(chan struct{}, 1)
 	if d.place == vld.PlaceInPlace {
 		return d, d.homeAll()
@@ -149,6 +182,9 @@ func (d *Disk) homeAll() error {
 	}
 	return d.v.Start()
 }
+
+// PieceEntries is how many map entries each of its pieces holds.
+func (d *Disk) PieceEntries() int { return int(d.per) }
 
 // Placement is how this disk places writes.
 func (d *Disk) Placement() vld.Placement { return d.place }
@@ -221,7 +257,7 @@ func (d *Disk) Write(l int64, data [][]byte) error {
 			return err
 		}
 	}
-	return nil
+	return d.commitEarlyLocked()
 }
 
 // remapLocked points logical block l at a (0: unmapped), freeing the old
