@@ -16,10 +16,16 @@ import "github.com/vlfs/vlfs/vld"
 // 768/771.
 //
 // Block pieces stay the default: FormatWith asks for sector pieces. With
-// them the profiled head model (bench headmodels) kept less of the
-// oracle's gain at 80 % than with block pieces (0.74-0.81 of it over
-// three seeds, issue 8 asks 0.8), which wants understanding before they
-// become what every disk gets.
+// them the profiled head model (bench headmodels, 1,000 updates) kept
+// less of the oracle's gain at 80 % than with block pieces (0.74-0.81 of
+// it over three seeds, against 0.85-0.88; issue 8 asks 0.8), though more
+// at 50 % (0.94 against 0.83). A likely part: the profile prices skips
+// from the end of the last request in whole 4 KiB steps, and a request
+// that ends with a one-sector entry leaves the head seven sectors before
+// that end. Pricing the skip at the nearest step made two seeds of three
+// worse (0.60-0.64), at the step below changed nothing; a profile
+// measured in sector steps would see it. Until then every disk does not
+// get them.
 
 // SectorPieceEntries is the map entries of a sector piece: 256 bytes, so
 // that its log entry (88-byte header, a few pointers and covers, CRC) fits
