@@ -17,6 +17,7 @@ type BreakdownConfig struct {
 	Utilization float64       // default 0.8
 	Updates     int           // default 2000
 	Seed        int64
+	Seeds       int // every point averaged over this many seeds (UpdatesConfig.Seeds)
 	// Placements: default inplace and eager (Table 2), unless VLFS is
 	// set; lfs adds its row.
 	Placements []vld.Placement
@@ -80,9 +81,13 @@ func Breakdown(cfg BreakdownConfig) (*Report, error) {
 			"vs_eager (vlfs row) = vlfs mean / eager mean on the same simulated disk; blocks_per_update and requests_per_update as in bench updates",
 		},
 	}
+	if cfg.Seeds > 1 {
+		rep.Params["seeds"] = cfg.Seeds
+		rep.Notes = append(rep.Notes, seedsNote+"; speedup, vs_bound and vs_eager are ratios of the means")
+	}
 	for _, m := range cfg.Models {
 		rep.Disk[m.Name] = m.Params()
-		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Placements: cfg.Placements, Compacted: cfg.Compacted, Head: cfg.Head,
+		u, err := Updates(UpdatesConfig{Model: m, DiskBytes: cfg.DiskBytes, Utilizations: []float64{cfg.Utilization}, Updates: cfg.Updates, Seed: cfg.Seed, Seeds: cfg.Seeds, Placements: cfg.Placements, Compacted: cfg.Compacted, Head: cfg.Head,
 			VLFS: cfg.VLFS, FSVersion: cfg.FSVersion, SectorPieces: cfg.SectorPieces})
 		if err != nil {
 			return nil, err

@@ -222,6 +222,8 @@ func asFloat(v any) float64 {
 	switch x := v.(type) {
 	case int:
 		return float64(x)
+	case int64:
+		return float64(x)
 	case float64:
 		return x
 	}

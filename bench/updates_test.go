@@ -93,3 +93,49 @@ func checkBreakdownRow(t *testing.T, r map[string]any) {
 		t.Errorf("%v: eager not faster than in place: %v", r["disk"], r["speedup"])
 	}
 }
+
+// TestUpdatesSeedsAverage: with Seeds, each row (the logical disk's, LFS's
+// and the file system's) is the mean of the single-seed rows of seeds
+// Seed, Seed+1, ...; its identity columns stay, and the report says how
+// many seeds it averaged.
+func TestUpdatesSeedsAverage(t *testing.T) {
+	m, err := disk.Preset("st19101")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := UpdatesConfig{Model: m, DiskBytes: 32 << 20, Utilizations: []float64{0.8}, Updates: 200, Seed: 4,
+		Placements: []vld.Placement{vld.PlaceEager, vld.PlaceLFS}, VLFS: true}
+	one := func(seed int64) []map[string]any {
+		c := cfg
+		c.Seed = seed
+		rep, err := Updates(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Rows
+	}
+	a, b := one(4), one(5)
+	cfg.Seeds = 2
+	rep, err := Updates(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Params["seeds"] != 2 || len(rep.Rows) != len(a) {
+		t.Fatalf("params %v, %d rows (want %d)", rep.Params, len(rep.Rows), len(a))
+	}
+	for i, r := range rep.Rows {
+		if r["placement"] != a[i]["placement"] || r["utilization"] != a[i]["utilization"] {
+			t.Fatalf("row %d: %v at %v, want %v at %v", i, r["placement"], r["utilization"], a[i]["placement"], a[i]["utilization"])
+		}
+		for _, k := range []string{"mean_ms", "blocks_per_update", "requests_per_update"} {
+			want := (asFloat(a[i][k]) + asFloat(b[i][k])) / 2
+			if got := asFloat(r[k]); got != want {
+				t.Fatalf("row %d (%v) %s: %v, want the mean of %v and %v", i, r["placement"], k, got, a[i][k], b[i][k])
+			}
+		}
+		// A seed's updates land where that seed's layout lets them.
+		if r["placement"] == "eager" && asFloat(a[i]["mean_ms"]) == asFloat(b[i]["mean_ms"]) {
+			t.Fatalf("row %d (%v): seeds 4 and 5 gave the same mean: the seed is not used", i, r["placement"])
+		}
+	}
+}

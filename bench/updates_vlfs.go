@@ -41,7 +41,11 @@ func vlfsEmptyImage(cfg UpdatesConfig) ([]byte, error) {
 // updatesVLFSRows appends the vlfs row of every utilisation to rep.
 func updatesVLFSRows(cfg UpdatesConfig, img []byte, rep *Report) error {
 	for _, u := range cfg.Utilizations {
-		row, err := updatesVLFSPoint(cfg, img, u)
+		row, err := averageSeeds(cfg.Seed, cfg.Seeds, func(seed int64) (map[string]any, error) {
+			c := cfg
+			c.Seed = seed
+			return updatesVLFSPoint(c, img, u)
+		})
 		if err != nil {
 			return fmt.Errorf("updates: vlfs at %.0f%%: %w", u*100, err)
 		}

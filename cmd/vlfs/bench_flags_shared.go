@@ -184,3 +184,17 @@ func (b *benchFlags) pieces() *bool {
 	})
 	return sector
 }
+
+// seeds defines --seeds, how many seeds (seed, seed+1, ...) each point is
+// averaged over; at least 1.
+func (b *benchFlags) seeds() *int {
+	n := b.fl.Int("seeds", 1, "average every point over this many seeds (seed, seed+1, ...): a seed's layout moves a point by up to 13 %")
+	b.checks = append(b.checks, func() bool {
+		if *n >= 1 {
+			return true
+		}
+		fmt.Fprintf(b.stderr, "vlfs %s: --seeds %d: want at least 1\n", b.cmd(), *n)
+		return false
+	})
+	return n
+}

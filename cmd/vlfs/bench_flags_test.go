@@ -83,7 +83,7 @@ func printedDefault(head, usage string) string {
 func benchFlagsBefore() map[string][]string {
 	return map[string][]string{
 		"batch":      {"arrivals:string=poisson,hyperexp-reads,hyperexp-writes,zero-seek,zero-seek-hyperexp-reads", "block-size:int=8192", "disk:string=carson-setia", "experiments:string=model,live", "json:=", "live-blocks:int=", "live-periods:int=20", "max-batch:int=32", "model-periods:int=2000", "modes:string=cstar,track,segment,fifo", "placement:string=eager", "quick:=", "seed:int=1"},
-		"breakdown":  {"compacted:=", "disk-mib:int=128", "disk:string=", "fs-version:uint=", "head:string=sim", "json:=", "pieces:string=block", "placement:string=inplace,eager,vlfs", "quick:=", "seed:int=1", "updates:int=2000", "utilization:float=0.8"},
+		"breakdown":  {"compacted:=", "disk-mib:int=128", "disk:string=", "fs-version:uint=", "head:string=sim", "json:=", "pieces:string=block", "placement:string=inplace,eager,vlfs", "quick:=", "seed:int=1", "seeds:int=1", "updates:int=2000", "utilization:float=0.8"},
 		"fullness":   {"dir:string=$TMPDIR", "disk:string=st19101", "duration:duration=5s", "json:=", "levels:string=0,50,80,90,95,99", "q:=", "quick:=", "seed:int=1", "sim-updates:int=2000", "size:string=1GiB", "targets:string=vlfs-compactor-on,vlfs-compactor-off,ext4"},
 		"headmodels": {"dir:string=", "disk-mib:int=", "disk:string=st19101", "head:string=", "json:=", "quick:=", "seed:int=1", "seeds:int=1", "updates:int=2000", "workload:string=updates"},
 		"hostflush":  {"dir:string=", "file-mib:int=256", "json:=", "quick:=", "samples:int=3000", "seed:int=1"},
@@ -98,7 +98,7 @@ func benchFlagsBefore() map[string][]string {
 		"scaling":    {"dir:string=$TMPDIR", "disk:string=st19101", "duration:duration=6s", "json:=", "loopback:string=", "q:=", "quick:=", "size:string=1GiB", "targets:string=native,fuse2fs,loopback,vlfs", "threads:string=1,2,4,8,16"},
 		"smallfile":  {"disk-mib:int=128", "disk:string=st19101", "file-bytes:int=1024", "files:int=1500", "head:string=sim", "json:=", "placement:string=all", "quick:="},
 		"threshold":  {"disk:string=", "json:=", "placement:string=eager", "quick:=", "seed:int=1", "unit-sectors:int=1", "writes:int=200000"},
-		"updates":    {"clean-policy:string=cost-benefit", "disk-mib:int=128", "disk:string=st19101", "fs-version:uint=", "head:string=sim", "json:=", "pieces:string=block", "placement:string=all", "quick:=", "seed:int=1", "updates:int=2000"},
+		"updates":    {"clean-policy:string=cost-benefit", "disk-mib:int=128", "disk:string=st19101", "fs-version:uint=", "head:string=sim", "json:=", "pieces:string=block", "placement:string=all", "quick:=", "seed:int=1", "seeds:int=1", "updates:int=2000"},
 	}
 }
 

@@ -17,10 +17,10 @@ var simulatedResults = []struct {
 	file string
 	args []string
 }{
-	{"updates", []string{"updates", "--disk", "st19101"}},
-	{"updates-hp97560", []string{"updates", "--disk", "hp97560"}},
-	{"breakdown", []string{"breakdown", "--placement", "all"}},
-	{"breakdown-compacted", []string{"breakdown", "--compacted"}},
+	{"updates", []string{"updates", "--disk", "st19101", "--seeds", "4"}},
+	{"updates-hp97560", []string{"updates", "--disk", "hp97560", "--seeds", "4"}},
+	{"breakdown", []string{"breakdown", "--placement", "all", "--seeds", "4"}},
+	{"breakdown-compacted", []string{"breakdown", "--compacted", "--seeds", "4"}},
 	{"locate-st19101", []string{"locate", "--disk", "st19101"}},
 	{"locate-hp97560", []string{"locate", "--disk", "hp97560"}},
 	{"threshold-st19101", []string{"threshold", "--disk", "st19101"}},

@@ -36,10 +36,10 @@ locate-hp97560 locate --disk hp97560
 locate-st19101 locate --disk st19101
 threshold-st19101 threshold --disk st19101
 threshold-hp97560 threshold --disk hp97560
-updates updates --disk st19101
-updates-hp97560 updates --disk hp97560
-breakdown breakdown --placement all
-breakdown-compacted breakdown --compacted
+updates updates --disk st19101 --seeds 4
+updates-hp97560 updates --disk hp97560 --seeds 4
+breakdown breakdown --placement all --seeds 4
+breakdown-compacted breakdown --compacted --seeds 4
 idle idle @full --burst-kb 128,512,2048 --idle-ms 0,10,20,50,200,500,1000,2000
 batch batch
 mountbatch mountbatch @full --duration 10s
