@@ -254,19 +254,18 @@ func (v *Volume) drainLocked() error {
 	if g.n == 0 {
 		return nil
 	}
-	g.vec = g.vec[:0]
-	off := 0
-	for i, k := range g.parts {
-		end := off + k*v.bs
-		if i == len(g.parts)-1 {
-			end = len(g.buf) // it may end in a sector entry
-		}
-		g.vec = append(g.vec, g.buf[off:end])
-		off = end
-	}
 	tail := 0
 	if short := len(g.buf) % v.bs; short != 0 {
+		// The run ends in a sector entry: the simulated disk is charged
+		// its sectors, the device given the whole block (wholeLastLocked).
 		tail = short / disk.SectorSize
+		g.buf = append(g.buf, make([]byte, v.bs-short)...)
+	}
+	g.vec = g.vec[:0]
+	off := 0
+	for _, k := range g.parts {
+		g.vec = append(g.vec, g.buf[off:off+k*v.bs])
+		off += k * v.bs
 	}
 	r := run{Start: g.start, N: g.n}
 	g.n = 0

@@ -88,15 +88,40 @@ func (v *Volume) writeRunLocked(r run, blocks [][]byte) error {
 	if held, err := v.holdLocked(r, blocks); held || err != nil {
 		return err
 	}
+	tail := tailSectors(blocks, v.bs)
 	start := time.Now()
-	_, err := device.WriteRun(v.dev, blocks, r.Start*int64(v.bs))
+	_, err := device.WriteRun(v.dev, v.wholeLastLocked(blocks), r.Start*int64(v.bs))
 	v.wall.write.Since(start)
+	clear(v.padVec) // keeps none of the caller's blocks
 	if err != nil {
 		v.failed = fmt.Errorf("vld: device write at block %d failed, volume stopped: %w", r.Start, err)
 		return v.failed
 	}
-	v.chargeWriteLocked(r, tailSectors(blocks, v.bs))
+	v.chargeWriteLocked(r, tail)
 	return nil
+}
+
+// wholeLastLocked is blocks with a short last block (a sector-granular log
+// entry) completed with zeros: the device is given whole blocks, and the
+// simulated disk is charged the entry's sectors alone (chargeWriteLocked).
+// The rest of an entry's block is its own, so zeros there cost nothing;
+// a short write cost the host much: a write into part of a page the page
+// cache does not hold makes the kernel read the page first
+// (BenchmarkWriteFsync/v3/file: 15 us in the device write with whole
+// blocks, 76-88 us with short ones), and a disk with 4 KiB physical
+// sectors would do the same inside. blocks itself is not changed.
+func (v *Volume) wholeLastLocked(blocks [][]byte) [][]byte {
+	n := len(blocks)
+	if n == 0 || len(blocks[n-1]) >= v.bs {
+		return blocks
+	}
+	if cap(v.padBuf) < v.bs {
+		v.padBuf = make([]byte, v.bs)
+	}
+	pad := v.padBuf[:v.bs]
+	clear(pad[copy(pad, blocks[n-1]):])
+	v.padVec = append(append(v.padVec[:0], blocks[:n-1]...), pad)
+	return v.padVec
 }
 
 // tailSectors is how many sectors of its last block a write of blocks

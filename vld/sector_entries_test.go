@@ -10,13 +10,15 @@ import (
 	"github.com/vlfs/vlfs/vld/ondisk"
 )
 
-// TestSectorEntriesWriteOnlyTheirSectors: on a volume with sector entries
-// (the default) a commit of a small piece transfers one sector and leaves
-// the rest of the entry's block as it was; data with its entry as one
-// request transfers the data and that sector. A volume formatted with
-// BlockEntries writes whole blocks, as before. Both reopen to the same
-// pieces, after a clean stop and after a crash.
-func TestSectorEntriesWriteOnlyTheirSectors(t *testing.T) {
+// TestSectorEntriesChargeTheirSectors: on a volume with sector entries
+// (the default) a commit of a small piece is charged one sector's
+// transfer, and data with its entry as one request the data and that
+// sector; the device is given the entry's whole block, the sectors after
+// the entry zeroed (a short write made the host read the page first:
+// Volume.wholeLastLocked). A volume formatted with BlockEntries writes
+// and is charged whole blocks, as before. Both reopen to the same pieces,
+// after a clean stop and after a crash.
+func TestSectorEntriesChargeTheirSectors(t *testing.T) {
 	for _, blockEntries := range []bool{false, true} {
 		t.Run(fmt.Sprintf("block entries %v", blockEntries), func(t *testing.T) {
 			base := device.NewMem(16 << 20)
@@ -57,8 +59,8 @@ func TestSectorEntriesWriteOnlyTheirSectors(t *testing.T) {
 			if e, err := ondisk.DecodeEntry(blk); err != nil || e.Sectors == blockEntries {
 				t.Fatalf("root entry: %+v, %v", e, err)
 			}
-			if rest := blk[entry*disk.SectorSize:]; !blockEntries && !bytes.Equal(rest, garbage[:len(rest)]) {
-				t.Error("a sector entry's write touched the rest of its block")
+			if rest := blk[entry*disk.SectorSize:]; !blockEntries && !bytes.Equal(rest, make([]byte, len(rest))) {
+				t.Error("the device was not given a sector entry's whole block, the rest zeroed")
 			}
 
 			data := [][]byte{block(v.BlockSize(), 7)}

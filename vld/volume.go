@@ -51,13 +51,17 @@ type Volume struct {
 	// every later call returns it.
 	failed error
 
-	written   map[Addr]uint32 // blocks written since the last commit snapshot, with their CRC
-	pending   map[Addr]bool   // freed since the last commit snapshot
-	reserve   int64
-	stats     Stats
-	wall      struct{ write, flush wallhist.Hist } // atomics: recorded and read without mu
-	recovery  RecoveryInfo
-	buf       []byte       // one block, for metadata I/O under mu
+	written  map[Addr]uint32 // blocks written since the last commit snapshot, with their CRC
+	pending  map[Addr]bool   // freed since the last commit snapshot
+	reserve  int64
+	stats    Stats
+	wall     struct{ write, flush wallhist.Hist } // atomics: recorded and read without mu
+	recovery RecoveryInfo
+	buf      []byte // one block, for metadata I/O under mu
+	// padBuf and padVec complete a short last block for the device
+	// (wholeLastLocked), under mu.
+	padBuf    []byte
+	padVec    [][]byte
 	gather    gatherState  // writes held back for the next commit (gather.go)
 	openTail  []byte       // the tail block as Open found it (Abandon)
 	cleanTail *ondisk.Tail // the tail record Open found valid (nil after a crash)
