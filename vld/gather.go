@@ -2,6 +2,7 @@ package vld
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/vlfs/vlfs/vld/alloc"
@@ -232,7 +233,7 @@ func (v *Volume) holdLocked(r run, blocks [][]byte) (bool, error) {
 	if short := len(g.buf) % v.bs; short != 0 {
 		// The run ended in a sector-sized entry and goes on: write the
 		// rest of that block too (zeros: the entry's block is its own).
-		g.buf = append(g.buf, make([]byte, v.bs-short)...)
+		g.buf = appendZeros(g.buf, v.bs-short)
 	}
 	for _, b := range blocks {
 		g.buf = append(g.buf, b...)
@@ -259,7 +260,7 @@ func (v *Volume) drainLocked() error {
 		// The run ends in a sector entry: the simulated disk is charged
 		// its sectors, the device given the whole block (wholeLastLocked).
 		tail = short / disk.SectorSize
-		g.buf = append(g.buf, make([]byte, v.bs-short)...)
+		g.buf = appendZeros(g.buf, v.bs-short)
 	}
 	g.vec = g.vec[:0]
 	off := 0
@@ -278,4 +279,14 @@ func (v *Volume) drainLocked() error {
 	}
 	v.chargeWriteLocked(r, tail)
 	return nil
+}
+
+// appendZeros extends b by n zero bytes, allocating only when b lacks the
+// capacity (append(b, make(...)...) allocated the zeros too under -race,
+// once per commit).
+func appendZeros(b []byte, n int) []byte {
+	l := len(b)
+	b = slices.Grow(b, n)[:l+n]
+	clear(b[l:])
+	return b
 }
